@@ -1,0 +1,1 @@
+"""Devices: the tower link, buttons and LEDs, camera sources, and their simulators."""

@@ -1,0 +1,1 @@
+"""Carolus Magnus rules engine."""

@@ -1,0 +1,1 @@
+"""El Grande rules engine."""

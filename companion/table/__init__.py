@@ -1,0 +1,1 @@
+"""The live session: event queue, phase machine, reconciliation, event log (to come)."""

@@ -1,0 +1,1 @@
+"""Camera frames to Observations: pure stage functions; camera sources are thin adapters."""
