@@ -1,9 +1,20 @@
-"""Subcommands of this layer (filled in by the layer's issue)."""
+"""Vision subcommands: ``companion markers`` and ``companion vision ...``.
+
+The rendering/markers commands live in ``cli_synth``; reading and calibration in ``cli_read``.
+Heavy imports (cv2) happen inside the command functions so other commands stay fast.
+"""
 
 from __future__ import annotations
 
 import argparse
 
+from companion.vision import cli_read, cli_synth
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add this layer's subcommands to the ``companion`` command."""
+    cli_synth.register_top(sub)
+    vision = sub.add_parser("vision", help="read the table from camera images")
+    vision_sub = vision.add_subparsers(dest="vision_command", metavar="VISION_COMMAND")
+    vision.set_defaults(func=lambda args: (vision.print_help(), 2)[1])
+    cli_synth.register_vision(vision_sub)
+    cli_read.register_vision(vision_sub)
