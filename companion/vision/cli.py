@@ -15,6 +15,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cli_synth.register_top(sub)
     vision = sub.add_parser("vision", help="read the table from camera images")
     vision_sub = vision.add_subparsers(dest="vision_command", metavar="VISION_COMMAND")
-    vision.set_defaults(func=lambda args: (vision.print_help(), 2)[1])
+
+    def usage(args: argparse.Namespace) -> int:
+        vision.print_help()
+        return 2
+
+    vision.set_defaults(func=usage)
     cli_synth.register_vision(vision_sub)
     cli_read.register_vision(vision_sub)
