@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from companion.games import jsonio
 from companion.games.api import GAMES, game_api
 from companion.games.errors import RulesError
 
@@ -58,7 +59,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     try:
         text = _read(args.position)
         try:
-            data: Any = json.loads(text)
+            data: Any = jsonio.loads(text)
         except json.JSONDecodeError as exc:
             where = f"line {exc.lineno}, column {exc.colno}"
             return _fail(f"{args.position}: not valid JSON ({where}: {exc.msg})")

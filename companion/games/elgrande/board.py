@@ -52,6 +52,9 @@ POWER_CARD_CABALLEROS: Final[dict[int, int]] = {
 }
 """Power card value -> most caballeros its player moves from province to court."""
 
+NAMES: Final[dict[str, str]] = dict(_DATA["names"])
+"""English display names of the areas (the UI translates them)."""
+
 MOBILE_SCOREBOARDS: Final[tuple[Values, ...]] = tuple(
     _values(raw) for raw in _DATA["mobile_scoreboards"]
 )
