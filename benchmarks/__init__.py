@@ -1,0 +1,1 @@
+"""Speed and accuracy measurements; run all with ``make bench`` (``python -m benchmarks``)."""
