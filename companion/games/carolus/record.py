@@ -1,0 +1,95 @@
+"""Game records (docs/records.md): a JSON header line, then one move per line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from companion.games.api import ReplayResult
+from companion.games.carolus.game import Game
+from companion.games.carolus.moves import Move
+from companion.games.carolus.options import Options
+from companion.games.carolus.position import GAME_ID, to_position
+from companion.games.errors import IllegalMove, PositionError, RecordError
+
+HEADER_KEYS = ("game", "players", "teams", "seed", "options")
+
+
+def header_for(game: Game) -> dict[str, Any]:
+    s = game.state
+    return {
+        "game": GAME_ID,
+        "players": list(s.players),
+        "teams": {u: list(p) for u, p in s.members.items()} if len(s.players) == 4 else None,
+        "seed": s.seed,
+        "options": s.options.to_dict(),
+    }
+
+
+def write_record(game: Game, moves: Iterable[Move] | None = None) -> str:
+    """The record of a game started with ``Game.new``: header and every move pushed so far."""
+    lines = [json.dumps(header_for(game))]
+    lines += [str(m) for m in (game.move_stack if moves is None else moves)]
+    return "\n".join(lines) + "\n"
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    out = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            out.append((n, stripped))
+    return out
+
+
+def game_from_header(line: str, n: int = 1) -> Game:
+    """The fresh game a record's header describes; RecordError naming the line if bad."""
+    try:
+        header = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"line {n}: the header is not valid JSON ({exc.msg})") from None
+    if not isinstance(header, dict):
+        raise RecordError(f"line {n}: the header must be a JSON object")
+    for key in header:
+        if key not in HEADER_KEYS:
+            raise RecordError(
+                f"line {n}: unknown header key {key!r} (known: {', '.join(HEADER_KEYS)})"
+            )
+    if header.get("game") != GAME_ID:
+        raise RecordError(f"line {n}: header game must be {GAME_ID!r}")
+    players = header.get("players")
+    seed = header.get("seed")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise RecordError(f"line {n}: header players must be a list of names")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise RecordError(f"line {n}: header seed must be a whole number (it lays out the ring)")
+    try:
+        options = Options.from_dict(header.get("options"), "header options")
+        return Game.new(players, teams=header.get("teams"), seed=seed, options=options)
+    except PositionError as exc:
+        raise RecordError(f"line {n}: {exc}") from None
+
+
+def replay(text: str) -> ReplayResult:
+    """Replay a record, stopping at the first illegal move (with its line and reason)."""
+    lines = _lines(text)
+    if not lines:
+        raise RecordError("the record is empty: it needs a header line")
+    game = game_from_header(lines[0][1], lines[0][0])
+    error = None
+    for n, line in lines[1:]:
+        try:
+            game.push(Move.parse(line))
+        except IllegalMove as exc:
+            error = f"line {n}: {exc}"
+            break
+    outcome = game.outcome()
+    return ReplayResult(
+        ok=error is None,
+        moves_applied=len(game.move_stack),
+        final_position=to_position(game),
+        scores=game.state.castles_on_board(),
+        error=error,
+        outcome=None if outcome is None else str(outcome),
+    )
