@@ -129,6 +129,10 @@ class Game:
         self._legal_set = None
         return self.move_stack.pop()
 
+    def previous_state(self) -> State:
+        """The state before the last move (kept for undo; used to check each move's effect)."""
+        return self._undo[-1]
+
     def outcome(self) -> Outcome | None:
         st = self.state
         if st.phase != "over":
