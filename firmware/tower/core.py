@@ -53,6 +53,10 @@ class Tower:
         else:
             self.stray_colours += 1
 
+    def awaiting_colour(self):
+        """How many drops wait for the colour sensor."""
+        return len(self._waiting)
+
     def receive(self, data):
         for block in self._deframer.feed(data):
             try:
@@ -150,10 +154,11 @@ class Tower:
             if len(payload) != struct.calcsize(frame.ACK_FMT):
                 raise ValueError("ACK of the wrong length")
             boot_id, seq = struct.unpack(frame.ACK_FMT, payload)
-            self.log.ack(boot_id, seq)
             records = self.log.records
-            if records and records[0][6] is not None:
-                records[0][6] = max(records[0][6], self._now)  # a fresh window for the rest
+            if self.log.ack(boot_id, seq) and records and records[0][6] is not None:
+                # Progress: the rest get a fresh window. A repeated ack must not, or a host that
+                # keeps acking the same drop would postpone the retransmission for ever.
+                records[0][6] = max(records[0][6], self._now)
         elif kind == frame.T_HELLO:
             for rec in self.log.records:
                 rec[6] = None
