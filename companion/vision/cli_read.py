@@ -3,7 +3,127 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
 
 
 def register_vision(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``companion vision ...`` commands of the reader."""
+    read = sub.add_parser(
+        "read",
+        help="read one photo of the table: counts, figures, dice as Observation JSON",
+        description="Read a photo of the table and print the Observation (docs/observation.md).",
+    )
+    read.add_argument("image", help="photo of the table (PNG, JPEG, ...)")
+    read.add_argument("--layout", required=True, help="shipped layout name or layout JSON file")
+    read.add_argument(
+        "--calibration",
+        help="calibration file from `companion vision calibrate` (default: nominal colours, "
+        "markers found in this image)",
+    )
+    read.set_defaults(func=cmd_read)
+
+    cal = sub.add_parser(
+        "calibrate",
+        help="make a calibration file from a photo of the set-up table",
+        description="Find the board markers and sample each piece colour from the set-up "
+        "position (El Grande: the home regions; Carolus Magnus: one cube per territory).",
+    )
+    cal.add_argument("image", help="photo of the table in its set-up position")
+    cal.add_argument("--layout", required=True, help="shipped layout name or layout JSON file")
+    cal.add_argument("--position", help="the set-up position JSON (spec/positions.md)")
+    cal.add_argument("--out", required=True, help="calibration JSON file to write")
+    cal.set_defaults(func=cmd_calibrate)
+
+
+def _fail(message: str) -> int:
+    print(f"companion vision: {message}", file=sys.stderr)
+    return 2
+
+
+def load_image(path: str) -> Any:
+    """A BGR image from a file, or a clear VisionError."""
+    import cv2
+    import numpy as np
+
+    from companion.vision.pipeline import NotAFrame
+
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise NotAFrame(f"{p}: no such file") from None
+    except OSError as exc:
+        raise NotAFrame(f"{p}: cannot read: {exc.strerror}") from None
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    if image is None:
+        raise NotAFrame(
+            f"{p}: not an image OpenCV can read (empty, truncated or not a picture file); "
+            "give a PNG or JPEG photo of the table"
+        )
+    return image
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    from companion.errors import CompanionError
+    from companion.vision.calibration import Calibration, uncalibrated
+    from companion.vision.layout import load_layout
+    from companion.vision.pipeline import Reader
+
+    try:
+        layout = load_layout(args.layout)
+        image = load_image(args.image)
+        if args.calibration:
+            calibration = Calibration.load(args.calibration)
+            if calibration.layout != layout.name:
+                return _fail(
+                    f"{args.calibration} was made for layout {calibration.layout!r}, not "
+                    f"{layout.name!r}; give the matching --layout or calibrate again"
+                )
+            from companion.vision.calibration import refreshed
+
+            calibration = refreshed(image, calibration, layout)
+        else:
+            calibration = uncalibrated(image, layout)
+        observation = Reader(calibration, layout).read(image)
+    except CompanionError as exc:
+        return _fail(str(exc))
+    print(observation.dumps())
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from companion.errors import CompanionError
+    from companion.vision.calibration import calibrate, uncalibrated
+    from companion.vision.layout import load_layout
+    from companion.vision.pipeline import locate_movables, tile_polygons
+
+    try:
+        layout = load_layout(args.layout)
+        image = load_image(args.image)
+        setup = None
+        if args.position:
+            try:
+                setup = json.loads(Path(args.position).read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                return _fail(f"{args.position}: no such position file")
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                return _fail(f"{args.position}: not a readable position JSON file: {exc}")
+            if not isinstance(setup, dict):
+                return _fail(f"{args.position}: a position is a JSON object (spec/positions.md)")
+        polys = None
+        if layout.game == "carolus-magnus":
+            base = uncalibrated(image, layout)
+            tiles, _ = locate_movables(image, base, layout)
+            polys = tile_polygons(layout, tiles)
+        calibration = calibrate(image, layout, setup, tile_polygons=polys)
+        calibration.save(args.out)
+    except CompanionError as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"{args.out}: cannot write: {exc.strerror}")
+    sampled = ", ".join(calibration.sampled) or "none (nominal colours)"
+    print(f"calibration written to {args.out}: layout {layout.name}, colours sampled: {sampled}")
+    return 0

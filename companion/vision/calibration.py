@@ -1,0 +1,329 @@
+"""Calibration: where the board is in the image and what the piece colours look like.
+
+Made once per session (``companion vision calibrate``) from a frame of the set-up table, saved as
+JSON, and re-checked cheaply on later frames: only when a board marker seems to have moved is
+the homography estimated again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision import homography as hg
+from companion.vision.colour import ColourModel, Lab, nominal_model, sample_lab
+from companion.vision.config import DEFAULT_CONFIG, VisionConfig
+from companion.vision.errors import VisionError
+from companion.vision.layout import Layout, Polygon
+
+FORMAT = 1
+Image = npt.NDArray[Any]
+FloatArray = npt.NDArray[Any]
+
+EL_GRANDE_COLOURS = ("yellow", "green", "blue", "red", "black")
+CAROLUS_CUBES = ("red", "blue", "yellow", "green", "pink")
+CASTLE_COLOURS = ("black", "white", "grey")
+
+
+class CalibrationError(VisionError, ValueError):
+    """A calibration file or a set-up frame that cannot give a calibration."""
+
+
+def piece_colours(game: str) -> tuple[str, ...]:
+    """Every colour the reader must tell apart on this game's table."""
+    if game == "el-grande":
+        return EL_GRANDE_COLOURS
+    return CAROLUS_CUBES + CASTLE_COLOURS
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Homography (board mm -> image px), marker corners it came from, and the colour model."""
+
+    layout: str
+    game: str
+    image_size: tuple[int, int]
+    homography: tuple[tuple[float, ...], ...]
+    markers: Mapping[int, tuple[tuple[float, float], ...]]
+    colours: ColourModel
+    lens: hg.Lens | None = None
+    sampled: tuple[str, ...] = field(default=())  # colours measured on the table, not nominal
+
+    def __repr__(self) -> str:
+        w, h = self.image_size
+        return (
+            f"<Calibration {self.layout} {w}x{h} sampled={list(self.sampled)} "
+            f"colours={list(self.colours.names)}>"
+        )
+
+    @property
+    def h(self) -> FloatArray:
+        return np.array(self.homography, dtype=np.float64)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "layout": self.layout,
+            "game": self.game,
+            "image_size": list(self.image_size),
+            "homography": [list(r) for r in self.homography],
+            "markers": {str(i): [list(p) for p in c] for i, c in self.markers.items()},
+            "colours": self.colours.to_json(),
+            "lens": None
+            if self.lens is None
+            else {
+                "matrix": [list(r) for r in self.lens.matrix],
+                "distortion": list(self.lens.distortion),
+            },
+            "sampled": list(self.sampled),
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], source: str = "calibration") -> Calibration:
+        try:
+            if data.get("format") != FORMAT:
+                raise CalibrationError(
+                    f"{source}: format {data.get('format')!r} is not {FORMAT}; "
+                    "calibrate again with `companion vision calibrate`"
+                )
+            lens = data.get("lens")
+            hom = tuple(tuple(float(v) for v in row) for row in data["homography"])
+            if len(hom) != 3 or any(len(r) != 3 for r in hom):
+                raise CalibrationError(f"{source}: homography must be 3x3")
+            size = data["image_size"]
+            return cls(
+                layout=str(data["layout"]),
+                game=str(data["game"]),
+                image_size=(int(size[0]), int(size[1])),
+                homography=hom,
+                markers={
+                    int(i): tuple((float(p[0]), float(p[1])) for p in c)
+                    for i, c in data["markers"].items()
+                },
+                colours=ColourModel.from_json(data["colours"]),
+                lens=None
+                if lens is None
+                else hg.Lens(
+                    tuple(tuple(float(v) for v in r) for r in lens["matrix"]),
+                    tuple(float(v) for v in lens["distortion"]),
+                ),
+                sampled=tuple(data.get("sampled", ())),
+            )
+        except CalibrationError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise CalibrationError(
+                f"{source}: not a calibration file ({type(exc).__name__}: {exc}); "
+                "make one with `companion vision calibrate`"
+            ) from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> Calibration:
+        p = Path(path)
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise CalibrationError(f"{p}: no such calibration file") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise CalibrationError(f"{p}: cannot read calibration file: {exc}") from None
+        if not isinstance(data, dict):
+            raise CalibrationError(f"{p}: not a calibration file (not a JSON object)")
+        return cls.from_json(data, str(p))
+
+
+def board_marker_corners(layout: Layout) -> dict[int, FloatArray]:
+    return {m.id: np.array(m.corners(), dtype=np.float64) for m in layout.board_markers}
+
+
+def locate_board(
+    image: Image, layout: Layout, lens: hg.Lens | None = None
+) -> tuple[FloatArray, dict[int, FloatArray]]:
+    """Homography and detected markers (all of them, tiles included) of one frame."""
+    detected = hg.detect_markers(image)
+    h = hg.fit_homography(detected, board_marker_corners(layout), lens)
+    return h, detected
+
+
+def background_refs(lab: Image, masks: list[Image]) -> tuple[Lab, ...]:
+    """The board's own colours: the median of each area, where board pixels are the majority."""
+    refs = []
+    for mask in masks:
+        ref = sample_lab(lab, mask)
+        if ref is not None:
+            refs.append(ref)
+    return tuple(refs)
+
+
+def polygon_mask(shape: tuple[int, int], h: FloatArray, poly: Polygon, erode: int = 0) -> Image:
+    mask: Image = np.zeros(shape, np.uint8)
+    pts = hg.project(h, poly.points)
+    cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 255)
+    if erode:
+        mask = cv2.erode(mask, np.ones((2 * erode + 1, 2 * erode + 1), np.uint8))
+    return mask
+
+
+def uncalibrated(
+    image: Image, layout: Layout, lens: hg.Lens | None = None, config: VisionConfig = DEFAULT_CONFIG
+) -> Calibration:
+    """A calibration from one frame: markers found now, nominal piece colours, board sampled."""
+    h, detected = locate_board(image, layout, lens)
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
+    masks = [polygon_mask(lab.shape[:2], h, a.polygon, erode=2) for a in layout.areas]
+    model = nominal_model(piece_colours(layout.game), background_refs(lab, masks))
+    return _make(image, layout, h, detected, model.with_config(config), lens, ())
+
+
+def _make(
+    image: Image,
+    layout: Layout,
+    h: FloatArray,
+    detected: Mapping[int, FloatArray],
+    model: ColourModel,
+    lens: hg.Lens | None,
+    sampled: tuple[str, ...],
+) -> Calibration:
+    ids = {m.id for m in layout.board_markers}
+    return Calibration(
+        layout=layout.name,
+        game=layout.game,
+        image_size=(int(image.shape[1]), int(image.shape[0])),
+        homography=tuple(tuple(float(v) for v in row) for row in h),
+        markers={
+            i: tuple((float(p[0]), float(p[1])) for p in c) for i, c in detected.items() if i in ids
+        },
+        colours=model,
+        lens=lens,
+        sampled=sampled,
+    )
+
+
+def calibrate(
+    image: Image,
+    layout: Layout,
+    setup: Mapping[str, Any] | None = None,
+    *,
+    lens: hg.Lens | None = None,
+    tile_polygons: Mapping[str, Polygon] | None = None,
+    config: VisionConfig = DEFAULT_CONFIG,
+) -> Calibration:
+    """Calibrate from a frame of the set-up table and its position (positions.md).
+
+    Each colour is sampled from cubes at known places: El Grande's home regions (a grande and two
+    caballeros of one colour), Carolus Magnus's territories (one cube each; Charlemagne's tile is
+    skipped). Colours with no known place keep their nominal value.
+    """
+    base = uncalibrated(image, layout, lens, config)
+    if setup is None:
+        return base
+    h = base.h
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
+    places = _sample_places(layout, setup, tile_polygons)
+    bg = base.colours.background
+    refs: dict[str, list[Lab]] = {}
+    for colour, poly in places:
+        mask = polygon_mask(lab.shape[:2], h, poly, erode=2)
+        fg = _foreground(lab, mask, bg, config)
+        ref = sample_lab(lab, fg)
+        if ref is not None:
+            refs.setdefault(colour, []).append(ref)
+    pieces = dict(base.colours.pieces)
+    for colour, samples in refs.items():
+        if colour in pieces:
+            med = np.median(np.array(samples), axis=0)
+            pieces[colour] = ((float(med[0]), float(med[1]), float(med[2])),)
+    model = ColourModel(pieces, bg, config.reject_distance, config.background_distance)
+    detected = {i: np.array(c) for i, c in base.markers.items()}
+    return _make(image, layout, h, detected, model, lens, tuple(sorted(refs)))
+
+
+def _foreground(lab: Image, mask: Image, bg: tuple[Lab, ...], config: VisionConfig) -> Image:
+    """Pixels of an area far from every board colour, shrunk to the pieces' cores."""
+    pix = lab.astype(np.float32)
+    near = np.zeros(mask.shape, bool)
+    for ref in bg:
+        d = np.sqrt(
+            (0.5 * (pix[..., 0] - ref[0])) ** 2
+            + (pix[..., 1] - ref[1]) ** 2
+            + (pix[..., 2] - ref[2]) ** 2
+        )
+        near |= d <= config.background_distance * 1.5
+    fg = ((mask > 0) & ~near).astype(np.uint8) * 255
+    # Edges and shaded sides blur into the board; the cores hold the true colour.
+    core: Image = cv2.erode(fg, np.ones((3, 3), np.uint8))
+    return core if core.any() else fg
+
+
+def _sample_places(
+    layout: Layout, setup: Mapping[str, Any], tile_polygons: Mapping[str, Polygon] | None
+) -> list[tuple[str, Polygon]]:
+    game = setup.get("game")
+    if game != layout.game:
+        raise CalibrationError(
+            f"the set-up position is for {game!r} but the layout {layout.name!r} is for "
+            f"{layout.game!r}; give a position of the same game"
+        )
+    places: list[tuple[str, Polygon]] = []
+    if game == "el-grande":
+        for colour, region in dict(setup.get("grandes", {})).items():
+            if region and region in {a.id for a in layout.areas}:
+                places.append((colour, layout.polygon(region)))
+        return places
+    if tile_polygons is None:
+        raise CalibrationError("Carolus Magnus calibration needs the territory tiles' places")
+    skip = setup.get("charlemagne")
+    for terr in setup.get("ring", []):
+        knights = {c: n for c, n in dict(terr.get("knights", {})).items() if n}
+        if terr["id"] == skip or len(knights) != 1 or terr["id"] not in tile_polygons:
+            continue
+        places.append((next(iter(knights)), tile_polygons[terr["id"]]))
+    return places
+
+
+def markers_moved(
+    image: Image, calibration: Calibration, config: VisionConfig = DEFAULT_CONFIG
+) -> bool:
+    """Whether any board marker is missing or has moved from where the calibration saw it.
+
+    Only a small window round each marker is searched, so this is cheap enough for every still
+    frame.
+    """
+    h_img, w_img = image.shape[:2]
+    if (w_img, h_img) != calibration.image_size:
+        return True
+    tol_px = config.marker_tolerance_mm * hg.local_scale(calibration.h, (0.0, 0.0))
+    for marker_id, corners in calibration.markers.items():
+        c = np.array(corners)
+        x0, y0 = np.floor(c.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(c.max(axis=0)).astype(int)
+        pad = max(8, (x1 - x0) // 2)
+        x0, y0 = max(0, x0 - pad), max(0, y0 - pad)
+        x1, y1 = min(w_img, x1 + pad), min(h_img, y1 + pad)
+        found = hg.detect_markers(image[y0:y1, x0:x1])
+        if marker_id not in found:
+            return True
+        moved = np.abs(found[marker_id] + (x0, y0) - c).max()
+        if moved > max(tol_px, 1.5):
+            return True
+    return False
+
+
+def refreshed(
+    image: Image, calibration: Calibration, layout: Layout, config: VisionConfig = DEFAULT_CONFIG
+) -> Calibration:
+    """The calibration, with a new homography if the markers moved (colours are kept)."""
+    if not markers_moved(image, calibration, config):
+        return calibration
+    h, detected = locate_board(image, layout, calibration.lens)
+    fresh = _make(image, layout, h, detected, calibration.colours, calibration.lens, ())
+    return replace(fresh, sampled=calibration.sampled)

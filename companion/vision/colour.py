@@ -1,0 +1,175 @@
+"""Colour classification in Lab with a reject distance.
+
+A :class:`ColourModel` holds reference Lab values for each piece colour (sampled from cubes at
+known places during calibration, or nominal values) and for the board background. Every pixel is
+labelled with its nearest reference: a piece colour if within the reject distance, background if
+nearest to the board, and UNKNOWN when it is far from everything (a hand, a sleeve, a phone).
+
+Classification goes through a lookup table over quantised Lab (64 levels per channel), built once
+per model, so labelling a frame is one indexing pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.config import DEFAULT_CONFIG, VisionConfig
+
+Lab = tuple[float, float, float]
+U8Image = npt.NDArray[Any]
+
+BACKGROUND = 0
+UNKNOWN = 255
+# Lightness varies with shading far more than hue does; it weighs half in the distance.
+L_WEIGHT = 0.5
+_Q = 2  # quantisation shift: 256 levels -> 64 per channel
+
+
+def bgr_to_lab(bgr: Sequence[int]) -> Lab:
+    """OpenCV 8-bit Lab of one BGR colour."""
+    px = np.array([[list(bgr)]], dtype=np.uint8)
+    lab = cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0, 0]
+    return (float(lab[0]), float(lab[1]), float(lab[2]))
+
+
+def lab_distance(a: Lab, b: Lab) -> float:
+    return float(np.sqrt((L_WEIGHT * (a[0] - b[0])) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2))
+
+
+@dataclass(frozen=True)
+class ColourModel:
+    """Reference colours; ``names`` fixes the label of each colour (label = index + 1)."""
+
+    pieces: Mapping[str, tuple[Lab, ...]]
+    background: tuple[Lab, ...] = ()
+    reject_distance: float = DEFAULT_CONFIG.reject_distance
+    background_distance: float = DEFAULT_CONFIG.background_distance
+
+    def __post_init__(self) -> None:
+        if not self.pieces:
+            raise ValueError("a colour model needs at least one piece colour")
+        if len(self.pieces) > 250:
+            raise ValueError("a colour model holds at most 250 piece colours")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.pieces)
+
+    def label(self, name: str) -> int:
+        return self.names.index(name) + 1
+
+    def name_of(self, label: int) -> str | None:
+        if label in (BACKGROUND, UNKNOWN):
+            return None
+        return self.names[label - 1]
+
+    @cached_property
+    def lut(self) -> U8Image:
+        """Label of every quantised Lab bin, flattened: index = L<<12 | a<<6 | b (6 bits each)."""
+        step = 1 << _Q
+        centres = np.arange(64, dtype=np.float32) * step + (step - 1) / 2
+        L, A, B = np.meshgrid(centres, centres, centres, indexing="ij")
+        bins = np.stack([L.ravel() * L_WEIGHT, A.ravel(), B.ravel()], axis=1)
+        best = np.full(bins.shape[0], np.inf, dtype=np.float32)
+        labels = np.full(bins.shape[0], UNKNOWN, dtype=np.uint8)
+        for index, refs in enumerate(self.pieces.values()):
+            for ref in refs:
+                d = _dist(bins, ref)
+                better = (d < best) & (d <= self.reject_distance)
+                labels[better] = index + 1
+                best[better] = d[better]
+        for ref in self.background:
+            d = _dist(bins, ref)
+            # The board wins a pixel only if it is nearer than every piece colour.
+            better = (d < best) & (d <= self.background_distance)
+            labels[better] = BACKGROUND
+            best[better] = d[better]
+        # Far from every piece and from the board, but near enough to a piece colour to be a
+        # dim or shaded piece pixel? No: UNKNOWN stays unknown; readers decide what it means.
+        return labels
+
+    def classify(self, lab: U8Image) -> U8Image:
+        """Label image (BACKGROUND, 1..n, UNKNOWN) of an 8-bit Lab image."""
+        q = lab >> _Q
+        index = (q[..., 0].astype(np.int32) << 12) | (q[..., 1].astype(np.int32) << 6) | q[..., 2]
+        return self.lut[index]
+
+    def classify_one(self, lab: Lab) -> str | None:
+        """Name of the colour of one Lab value, or None (background or unknown)."""
+        px = np.array([[lab]], dtype=np.uint8)
+        return self.name_of(int(self.classify(px)[0, 0]))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pieces": {name: [list(ref) for ref in refs] for name, refs in self.pieces.items()},
+            "background": [list(ref) for ref in self.background],
+            "reject_distance": self.reject_distance,
+            "background_distance": self.background_distance,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ColourModel:
+        return cls(
+            pieces={name: tuple(_lab(r) for r in refs) for name, refs in data["pieces"].items()},
+            background=tuple(_lab(r) for r in data.get("background", ())),
+            reject_distance=float(data.get("reject_distance", DEFAULT_CONFIG.reject_distance)),
+            background_distance=float(
+                data.get("background_distance", DEFAULT_CONFIG.background_distance)
+            ),
+        )
+
+    def with_config(self, config: VisionConfig) -> ColourModel:
+        return ColourModel(
+            self.pieces, self.background, config.reject_distance, config.background_distance
+        )
+
+
+def _lab(values: Iterable[float]) -> Lab:
+    v = [float(x) for x in values]
+    if len(v) != 3 or not all(0.0 <= x <= 255.0 for x in v):
+        raise ValueError(f"{v!r} is not an 8-bit Lab triple")
+    return (v[0], v[1], v[2])
+
+
+def _dist(bins: npt.NDArray[Any], ref: Lab) -> npt.NDArray[Any]:
+    r = np.array([ref[0] * L_WEIGHT, ref[1], ref[2]], dtype=np.float32)
+    d: npt.NDArray[Any] = np.sqrt(((bins - r) ** 2).sum(axis=1))
+    return d
+
+
+def sample_lab(lab: U8Image, mask: U8Image) -> Lab | None:
+    """Median Lab of the masked pixels (robust to the odd edge pixel), None if the mask is empty."""
+    pixels = lab[mask > 0]
+    if pixels.shape[0] == 0:
+        return None
+    med = np.median(pixels, axis=0)
+    return (float(med[0]), float(med[1]), float(med[2]))
+
+
+# Nominal piece colours (BGR) of ordinary wooden pieces under neutral light. They serve reads
+# without a colour calibration; `companion vision calibrate` replaces them with sampled ones.
+NOMINAL_BGR: dict[str, tuple[int, int, int]] = {
+    "red": (40, 40, 200),
+    "blue": (170, 90, 30),
+    "yellow": (40, 210, 235),
+    "green": (60, 150, 40),
+    "pink": (180, 120, 240),
+    "black": (35, 35, 35),
+    "white": (235, 235, 235),
+    "grey": (140, 140, 140),
+}
+
+
+def nominal_model(names: Sequence[str], background: Sequence[Lab] = ()) -> ColourModel:
+    """A model of the nominal colours of ``names`` (each must be in NOMINAL_BGR)."""
+    unknown = [n for n in names if n not in NOMINAL_BGR]
+    if unknown:
+        raise ValueError(f"no nominal colour for {unknown}; known: {sorted(NOMINAL_BGR)}")
+    return ColourModel({n: (bgr_to_lab(NOMINAL_BGR[n]),) for n in names}, tuple(background))

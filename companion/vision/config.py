@@ -1,0 +1,42 @@
+"""Every threshold of the reading pipeline, in one frozen value.
+
+Lengths are in board millimetres (the layout's unit) or in multiples of a cube's side, never in
+pixels, so one configuration serves every camera resolution and height.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    # The working image is resampled so that a cube's side spans about this many pixels: enough
+    # to count touching cubes by area, small enough that a 1080p frame reads in a few ms.
+    cube_side_px: float = 9.0
+    # Lab distance (OpenCV 8-bit Lab units) beyond which a pixel is no known piece colour.
+    reject_distance: float = 38.0
+    # Lab distance within which a pixel counts as board background (see ColourModel).
+    background_distance: float = 22.0
+    # Pixels per cube below this share of a footprint are specks (noise, a cube's shadow edge).
+    min_blob_cubes: float = 0.35
+    # A blob whose area is this far (in cubes) from a whole number lowers its confidence and
+    # raises the "irregular" flag (a stacked, tilted or half-hidden cube).
+    irregular_residual: float = 0.38
+    # A big piece is found where the colour mask's inscribed radius exceeds this share of the
+    # piece's own half side (a cluster of small cubes never gets that thick).
+    big_piece_radius_share: float = 0.72
+    # Still-scene gate: mean absolute grey difference (0-255) between consecutive small frames.
+    motion_threshold: float = 2.5
+    # Share of pixels that must change for a frame pair to count as "moving".
+    motion_pixel_share: float = 0.004
+    motion_pixel_delta: int = 24
+    # Frames that must be still in a row before an observation is taken; their median is read.
+    still_frames: int = 3
+    # Skin-like blobs bigger than this many cube footprints over the board mean a hand or arm.
+    hand_min_cubes: float = 5.0
+    # How far (board mm) the markers may seem to move before the homography is re-estimated.
+    marker_tolerance_mm: float = 3.0
+
+
+DEFAULT_CONFIG = VisionConfig()

@@ -1,0 +1,162 @@
+"""Markers and the board-to-image homography.
+
+The homography maps board millimetres (the layout's frame) to image pixels. It is estimated once
+per session from the four corner markers (all 16 marker corners, RANSAC) and only re-estimated
+when the markers seem to have moved. Outlines are projected into the image; frames are never
+warped. Lens distortion: when a camera matrix is given, detected marker corners are undistorted
+before the fit and projected outlines are distorted back, so a wide-angle lens still lines up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.errors import VisionError
+
+FloatArray = npt.NDArray[Any]
+Image = npt.NDArray[Any]
+
+# ArUco corner order: top-left, top-right, bottom-right, bottom-left of the printed marker.
+_UNIT_CORNERS = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], dtype=np.float64)
+
+
+class MarkersNotFound(VisionError, LookupError):
+    """Board markers missing from a frame; ``missing`` names their ids."""
+
+    def __init__(self, missing: Sequence[int], found: Sequence[int]) -> None:
+        self.missing = tuple(missing)
+        self.found = tuple(found)
+        ids = ", ".join(str(i) for i in self.missing)
+        seen = ", ".join(str(i) for i in self.found) or "none"
+        super().__init__(
+            f"board markers not found: id {ids} (markers seen: {seen}); make sure all four "
+            "corner markers are in view, unobstructed and lit, then try again"
+        )
+
+
+@dataclass(frozen=True)
+class Lens:
+    """Camera matrix and distortion coefficients (OpenCV convention)."""
+
+    matrix: tuple[tuple[float, ...], ...]
+    distortion: tuple[float, ...]
+
+    def arrays(self) -> tuple[FloatArray, FloatArray]:
+        return np.array(self.matrix, dtype=np.float64), np.array(self.distortion, np.float64)
+
+
+def _detector(dictionary: int = cv2.aruco.DICT_4X4_50) -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    # Sub-pixel corners make the homography good to a fraction of a millimetre.
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(dictionary), params)
+
+
+def detect_markers(image: Image) -> dict[int, FloatArray]:
+    """Every DICT_4X4_50 marker in the image: id -> 4x2 corner pixels (first one if repeated)."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    corners, ids, _rejected = _detector().detectMarkers(grey)
+    found: dict[int, FloatArray] = {}
+    if ids is None:
+        return found
+    for c, i in zip(corners, ids.ravel(), strict=True):
+        found.setdefault(int(i), np.asarray(c, dtype=np.float64).reshape(4, 2))
+    return found
+
+
+def marker_corners_board(
+    center: Sequence[float], size: float, angle_deg: float = 0.0
+) -> FloatArray:
+    """Board coordinates of a marker's four corners (ArUco order), rotated by angle_deg."""
+    a = np.deg2rad(angle_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    corners: FloatArray = (_UNIT_CORNERS * size) @ rot.T + np.asarray(center, np.float64)
+    return corners
+
+
+def undistort(points: FloatArray, lens: Lens | None) -> FloatArray:
+    if lens is None:
+        return points
+    k, d = lens.arrays()
+    out = cv2.undistortPoints(points.reshape(-1, 1, 2), k, d, P=k)
+    result: FloatArray = out.reshape(-1, 2)
+    return result
+
+
+def distort(points: FloatArray, lens: Lens | None) -> FloatArray:
+    """Inverse of :func:`undistort`: ideal pixel positions to where the lens shows them."""
+    if lens is None:
+        return points
+    k, d = lens.arrays()
+    norm = cv2.undistortPoints(points.reshape(-1, 1, 2), k, np.zeros(5), P=None)
+    pts3 = cv2.convertPointsToHomogeneous(norm).reshape(-1, 3)
+    out, _ = cv2.projectPoints(pts3, np.zeros(3), np.zeros(3), k, d)
+    result: FloatArray = out.reshape(-1, 2)
+    return result
+
+
+def fit_homography(
+    detected: Mapping[int, FloatArray],
+    board_markers: Mapping[int, FloatArray],
+    lens: Lens | None = None,
+) -> FloatArray:
+    """Board-mm -> image-px homography from the corners of the board markers.
+
+    ``board_markers`` gives each needed marker's corners in board mm; every one must have been
+    detected, else :class:`MarkersNotFound` names the missing ids.
+    """
+    missing = sorted(i for i in board_markers if i not in detected)
+    if missing:
+        raise MarkersNotFound(missing, sorted(detected))
+    src = np.concatenate([board_markers[i] for i in sorted(board_markers)])
+    dst = np.concatenate([undistort(detected[i], lens) for i in sorted(board_markers)])
+    h, _ = cv2.findHomography(src, dst, cv2.RANSAC, 3.0)
+    if h is None:
+        raise MarkersNotFound([], sorted(detected))
+    result: FloatArray = h / h[2, 2]
+    return result
+
+
+def project(
+    h: FloatArray, points: Iterable[Sequence[float]], lens: Lens | None = None
+) -> FloatArray:
+    """Board mm -> image pixels."""
+    pts = np.asarray(list(points), dtype=np.float64).reshape(-1, 1, 2)
+    out = cv2.perspectiveTransform(pts, h).reshape(-1, 2)
+    return distort(out, lens)
+
+
+def unproject(
+    h: FloatArray, points: Iterable[Sequence[float]], lens: Lens | None = None
+) -> FloatArray:
+    """Image pixels -> board mm."""
+    pts = undistort(np.asarray(list(points), dtype=np.float64).reshape(-1, 2), lens)
+    out = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.linalg.inv(h))
+    result: FloatArray = out.reshape(-1, 2)
+    return result
+
+
+def local_scale(h: FloatArray, point: Sequence[float]) -> float:
+    """Image pixels per board millimetre at a board point (sqrt of the Jacobian's determinant)."""
+    x, y = float(point[0]), float(point[1])
+    p = project(h, [(x, y), (x + 1.0, y), (x, y + 1.0)])
+    jx, jy = p[1] - p[0], p[2] - p[0]
+    return float(np.sqrt(abs(jx[0] * jy[1] - jx[1] * jy[0])))
+
+
+def reprojection_error(
+    h: FloatArray, detected: Mapping[int, FloatArray], board_markers: Mapping[int, FloatArray]
+) -> float:
+    """Largest distance (px) between detected and projected marker corners."""
+    worst = 0.0
+    for i, corners in board_markers.items():
+        if i in detected:
+            d = np.linalg.norm(project(h, corners) - detected[i], axis=1).max()
+            worst = max(worst, float(d))
+    return worst

@@ -1,0 +1,552 @@
+"""The whole read: frame + calibration -> Observation, as a chain of small stages.
+
+1. ``working_image``: crop to the board and resample so a cube is ~9 px wide (speed, and the same
+   thresholds at every resolution).
+2. ``labels``: Lab, then the colour model's lookup table: one label per pixel.
+3. ``hand_check``: a big blob that is no piece colour and no board colour, or skin-coloured, means a
+   hand or arm: the frame is occluded and nothing is counted.
+4. figures and castles (by colour and size), cubes (by area, checked by seeds), dice faces.
+5. ``Observation``: counts per area, figures, dice, confidence, and what could not be read.
+
+Geometry (area outlines projected into the working image, per-place cube footprints) is made once
+per calibration and tile placement by :class:`Reader`; frames are never warped.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision import homography as hg
+from companion.vision.calibration import CASTLE_COLOURS, Calibration
+from companion.vision.colour import BACKGROUND, UNKNOWN
+from companion.vision.config import DEFAULT_CONFIG, VisionConfig
+from companion.vision.cubes import Blob, clean, find_blobs
+from companion.vision.errors import VisionError
+from companion.vision.layout import Layout, Polygon, Pose
+from companion.vision.observation import Observation
+from companion.vision.still import is_moving, median_frame, thumbnail
+
+Image = npt.NDArray[Any]
+FloatArray = npt.NDArray[Any]
+
+
+_PlaceAt = Callable[[float, float], "str | None"]
+
+
+class NotAFrame(VisionError, ValueError):
+    """Something that is not a colour camera frame of the calibrated size."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """Somewhere cubes are counted (region, court, territory, reserve), in board mm."""
+
+    id: str
+    polygon: Polygon
+
+
+@dataclass
+class Geometry:
+    """Projected outlines and sizes in the working image; built once, used for every frame."""
+
+    crop: tuple[int, int, int, int]
+    scale: float
+    size: tuple[int, int]
+    places: tuple[Place, ...]
+    place_map: Image  # 0 = nowhere, i + 1 = places[i]
+    near_border: npt.NDArray[Any]
+    footprint: npt.NDArray[Any]  # a cube's pixel area at each working pixel
+    side: npt.NDArray[Any]  # a cube's side in working pixels
+    board: Image  # 255 over the board's areas (where a hand matters)
+    ignore: npt.NDArray[Any]  # printed markers: black and white, not pieces
+    tray: Image | None
+    mm_px: float  # working pixels per board mm at the board centre
+
+
+def tile_polygons(layout: Layout, tiles: Mapping[str, Pose]) -> dict[str, Polygon]:
+    return {t: layout.tile_polygon(t, pose) for t, pose in tiles.items()}
+
+
+def locate_movables(
+    frame: Image, calibration: Calibration, layout: Layout
+) -> tuple[dict[str, Pose], dict[int, Pose]]:
+    """Poses (board mm) of the Carolus territory tiles and court cards seen in a frame."""
+    detected = hg.detect_markers(frame)
+    tiles: dict[str, Pose] = {}
+    courts: dict[int, Pose] = {}
+    for marker_id, corners in detected.items():
+        tile = layout.tile_by_marker(marker_id)
+        court = layout.court_by_marker(marker_id)
+        if tile is None and court is None:
+            continue
+        b = hg.unproject(calibration.h, corners, calibration.lens)
+        centre = b.mean(axis=0)
+        edge = b[1] - b[0]
+        pose = Pose(float(centre[0]), float(centre[1]), math.degrees(math.atan2(edge[1], edge[0])))
+        if tile is not None:
+            tiles[tile.id] = pose
+        elif court is not None:
+            courts[court.seat] = pose
+    return tiles, courts
+
+
+def count_places(
+    layout: Layout, tiles: Mapping[str, Pose], courts: Mapping[int, Pose]
+) -> tuple[Place, ...]:
+    """Where cubes are counted, most specific first (a tile over the mat, a card over a zone)."""
+    if layout.game == "el-grande":
+        return tuple(Place(a.id, a.polygon) for a in layout.areas if a.kind in ("region", "court"))
+    places = [Place(t, layout.tile_polygon(t, pose)) for t, pose in sorted(tiles.items())]
+    places += [Place(f"court_{s}", layout.court_polygon(p)) for s, p in sorted(courts.items())]
+    places += [Place(a.id, a.polygon) for a in layout.areas if a.kind == "reserve"]
+    return tuple(places)
+
+
+def build_geometry(
+    calibration: Calibration,
+    layout: Layout,
+    tiles: Mapping[str, Pose] | None = None,
+    courts: Mapping[int, Pose] | None = None,
+    config: VisionConfig = DEFAULT_CONFIG,
+) -> Geometry:
+    h = calibration.h
+    lens = calibration.lens
+    bw, bh = layout.board_size
+    corners = hg.project(h, [(0, 0), (bw, 0), (bw, bh), (0, bh)], lens)
+    w_img, h_img = calibration.image_size
+    x0 = max(0, math.floor(corners[:, 0].min()))
+    y0 = max(0, math.floor(corners[:, 1].min()))
+    x1 = min(w_img, math.ceil(corners[:, 0].max()))
+    y1 = min(h_img, math.ceil(corners[:, 1].max()))
+    cube_mm = float(layout.pieces["cube"])
+    centre = (bw / 2, bh / 2)
+    cube_px = cube_mm * hg.local_scale(h, centre)
+    scale = min(1.0, config.cube_side_px / cube_px)
+    size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
+
+    def to_work(points: Sequence[tuple[float, float]]) -> npt.NDArray[Any]:
+        p = hg.project(h, points, lens)
+        return np.round((p - (x0, y0)) * scale).astype(np.int32)
+
+    places = count_places(layout, tiles or {}, courts or {})
+    place_map = np.zeros((size[1], size[0]), np.uint8)
+    side_by_place = np.zeros(len(places) + 1, np.float32)
+    side_by_place[0] = cube_px * scale
+    # Paint the least specific first so tiles and cards win where they overlap a zone.
+    for index in range(len(places) - 1, -1, -1):
+        place = places[index]
+        cv2.fillPoly(place_map, [to_work(place.polygon.points)], index + 1)
+        side_by_place[index + 1] = cube_mm * hg.local_scale(h, place.polygon.centroid) * scale
+    side = side_by_place[place_map]
+    edges = cv2.morphologyEx(place_map, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
+    reach = max(3, round(config.cube_side_px))
+    near = cv2.dilate(edges.astype(np.uint8), np.ones((reach, reach), np.uint8)) > 0
+    board = np.zeros_like(place_map)
+    for area in layout.areas:
+        cv2.fillPoly(board, [to_work(area.polygon.points)], 255)
+    board[place_map > 0] = 255
+    # Outside the board (the table, the floor) nothing is read.
+    ignore = np.ones(place_map.shape, np.uint8)
+    cv2.fillPoly(ignore, [to_work([(0, 0), (bw, 0), (bw, bh), (0, bh)])], 0)
+    markers = [m.corners() for m in layout.board_markers]
+    for t, pose in (tiles or {}).items():
+        markers.append(layout.tile_marker(t).corners(pose))
+    for s, pose in (courts or {}).items():
+        markers.append(layout.court_marker(s).corners(pose))
+    for m in markers:
+        cv2.fillConvexPoly(ignore, to_work(_grow(m, 1.25)), 1)
+    tray = None
+    trays = layout.areas_of_kind("dice_tray")
+    if trays:
+        tray = np.zeros_like(place_map)
+        cv2.fillPoly(tray, [to_work(trays[0].polygon.points)], 255)
+    return Geometry(
+        crop=(x0, y0, x1, y1),
+        scale=scale,
+        size=size,
+        places=places,
+        place_map=place_map,
+        near_border=near,
+        footprint=side * side,
+        side=side,
+        board=board,
+        ignore=ignore > 0,
+        tray=tray,
+        mm_px=cube_px * scale / cube_mm,
+    )
+
+
+def _grow(corners: Sequence[tuple[float, float]], factor: float) -> list[tuple[float, float]]:
+    c = np.array(corners, dtype=np.float64)
+    m = c.mean(axis=0)
+    return [(float(p[0]), float(p[1])) for p in m + (c - m) * factor]
+
+
+def working_image(frame: Image, geometry: Geometry) -> Image:
+    x0, y0, x1, y1 = geometry.crop
+    crop = frame[y0:y1, x0:x1]
+    if geometry.scale >= 1.0:
+        return crop
+    out: Image = cv2.resize(crop, geometry.size, interpolation=cv2.INTER_AREA)
+    return out
+
+
+def hand_check(labels: Image, lab: Image, geometry: Geometry, config: VisionConfig) -> str | None:
+    """Why this frame shows a hand or arm over the board, or None."""
+    # Skin: warm, mid-light, moderately saturated; pieces rarely sit in this box, and a blob
+    # of it many cubes big is a hand whatever the colour model says.
+    a = lab[..., 1]
+    b = lab[..., 2]
+    skin = (a > 136) & (a < 170) & (b > 136) & (b < 175) & (lab[..., 0] > 60)
+    strange = (labels == UNKNOWN) | skin
+    strange &= geometry.board > 0
+    mask = clean(strange.astype(np.uint8) * 255)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    limit = config.hand_min_cubes * float(np.median(geometry.footprint[geometry.board > 0]))
+    for i in range(1, n):
+        if stats[i, cv2.CC_STAT_AREA] >= limit:
+            return f"a hand or arm over the board (blob of {stats[i, cv2.CC_STAT_AREA]} px)"
+    return None
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    colour: str
+    diameter: float  # mm across, seen from above
+    round_: bool
+
+
+def figures_of(layout: Layout) -> tuple[Figure, ...]:
+    p = layout.pieces
+    if layout.game == "el-grande":
+        out = [Figure("king", "black", float(p["king"]["diameter"]), True)] if "king" in p else []
+        if "grande" in p:
+            for colour in ("yellow", "green", "blue", "red", "black"):
+                out.append(Figure(f"grande:{colour}", colour, float(p["grande"]), False))
+        return tuple(out)
+    if "charlemagne" in p:
+        return (Figure("charlemagne", "yellow", float(p["charlemagne"]["diameter"]), True),)
+    return ()
+
+
+class Reader:
+    """Reads frames of one calibrated table; keeps the projected geometry between frames."""
+
+    def __init__(
+        self,
+        calibration: Calibration,
+        layout: Layout,
+        config: VisionConfig = DEFAULT_CONFIG,
+    ) -> None:
+        if calibration.game != layout.game:
+            raise VisionError(
+                f"calibration is for {calibration.game} but layout {layout.name!r} is for "
+                f"{layout.game}; calibrate with this layout"
+            )
+        self.calibration = calibration
+        self.layout = layout
+        self.config = config
+        self.colours = calibration.colours.with_config(config)
+        self._geometry: Geometry | None = None
+        self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
+
+    def geometry(
+        self, tiles: Mapping[str, Pose] | None = None, courts: Mapping[int, Pose] | None = None
+    ) -> Geometry:
+        key = (dict(tiles or {}), dict(courts or {}))
+        if self._geometry is None or key != self._movables:
+            self._geometry = build_geometry(
+                self.calibration, self.layout, tiles, courts, self.config
+            )
+            self._movables = key
+        return self._geometry
+
+    def check_frame(self, frame: object) -> Image:
+        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
+            raise NotAFrame("not a colour image (expected an H x W x 3 BGR array)")
+        w, h = self.calibration.image_size
+        if frame.shape[:2] != (h, w):
+            raise NotAFrame(
+                f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration was made at "
+                f"{w}x{h}; use the same camera resolution or calibrate again"
+            )
+        return frame.astype(np.uint8, copy=False)
+
+    def read(
+        self,
+        frame: Image,
+        *,
+        tiles: Mapping[str, Pose] | None = None,
+        courts: Mapping[int, Pose] | None = None,
+        frames: int = 1,
+    ) -> Observation:
+        """Read one (still, median) frame. Carolus tiles/cards are located if not given."""
+        frame = self.check_frame(frame)
+        if self.layout.game == "carolus-magnus" and tiles is None:
+            tiles, found_courts = locate_movables(frame, self.calibration, self.layout)
+            courts = found_courts if courts is None else courts
+        geo = self.geometry(tiles, courts)
+        small = working_image(frame, geo)
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+        labels = self.colours.classify(lab)
+        labels[geo.ignore] = BACKGROUND
+        game = self.layout.game
+        hand = hand_check(labels, lab, geo, self.config)
+        if hand is not None:
+            return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
+        return self._read_pieces(labels, geo, tiles or {}, frames)
+
+    def read_still(
+        self,
+        frames: Sequence[Image],
+        *,
+        tiles: Mapping[str, Pose] | None = None,
+        courts: Mapping[int, Pose] | None = None,
+    ) -> Observation:
+        """The median of a few frames, or an occluded observation if anything moved among them."""
+        checked = [self.check_frame(f) for f in frames]
+        thumbs = [thumbnail(f) for f in checked]
+        for a, b in itertools.pairwise(thumbs):
+            if is_moving(a, b, self.config):
+                return Observation(
+                    self.layout.game,
+                    occluded=True,
+                    unread={"board": "the scene moved between frames"},
+                    frames=len(checked),
+                )
+        return self.read(median_frame(checked), tiles=tiles, courts=courts, frames=len(checked))
+
+    # --- the stages after the hand check --------------------------------------------------------
+    def _read_pieces(
+        self, labels: Image, geo: Geometry, tiles: Mapping[str, Pose], frames: int
+    ) -> Observation:
+        cfg = self.config
+        layout = self.layout
+        counts: dict[str, dict[str, int]] = {p.id: {} for p in geo.places}
+        confidence: dict[str, float] = {p.id: 1.0 for p in geo.places}
+        flags: dict[str, list[str]] = {}
+        unread: dict[str, str] = {}
+        figures: dict[str, str | None] = {}
+        castles: dict[str, str] = {}
+        in_tray = geo.tray > 0 if geo.tray is not None else None
+        figure_list = figures_of(layout)
+        cube_colours = (
+            ("yellow", "green", "blue", "red", "black")
+            if layout.game == "el-grande"
+            else ("red", "blue", "yellow", "green", "pink")
+        )
+        masks: dict[str, Image] = {}
+        for name in self.colours.names:
+            m = (labels == self.colours.label(name)).astype(np.uint8) * 255
+            if in_tray is not None:
+                m[in_tray] = 0
+            masks[name] = clean(m)
+
+        def place_at(x: float, y: float) -> str | None:
+            ix = min(max(int(x), 0), geo.size[0] - 1)
+            iy = min(max(int(y), 0), geo.size[1] - 1)
+            i = int(geo.place_map[iy, ix])
+            if i:
+                return geo.places[i - 1].id
+            # A cube just outside the outline (pushed to the edge) goes to the nearest place.
+            r = max(2, round(float(geo.side[iy, ix]) * 0.6))
+            win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
+            vals = win[win > 0]
+            return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
+
+        # Figures first: each removes its own pixels' worth of cubes from its blob.
+        subtract: dict[str, list[tuple[tuple[float, float], float]]] = {}
+        for fig in figure_list:
+            mask = masks.get(fig.colour)
+            if mask is None:
+                continue
+            taken = [p for p, _ in subtract.get(fig.colour, [])]
+            found = self._find_figure(mask, fig, geo, taken)
+            if found is None:
+                if fig.name in ("king", "charlemagne"):
+                    figures[fig.name] = None
+                    unread[fig.name] = "not seen on the board"
+                continue
+            (fx, fy), area_px = found
+            figures[fig.name] = place_at(fx, fy)
+            subtract.setdefault(fig.colour, []).append(((fx, fy), area_px))
+
+        if layout.game == "carolus-magnus":
+            castles = self._read_castles(masks, geo, place_at)
+
+        for colour in cube_colours:
+            mask = masks.get(colour)
+            if mask is None:
+                continue
+            blobs = find_blobs(mask, geo.footprint, geo.side, cfg, split=geo.near_border)
+            for blob in _subtract_figures(blobs, subtract.get(colour, []), geo):
+                for cx, cy in blob.centres[: blob.cubes]:
+                    pid = place_at(cx, cy)
+                    if pid is None:
+                        continue
+                    counts[pid][colour] = counts[pid].get(colour, 0) + 1
+                if blob.cubes == 0:
+                    continue
+                pid = place_at(*blob.centres[0])
+                if pid is None:
+                    continue
+                confidence[pid] = min(confidence[pid], blob.confidence)
+                if blob.residual > cfg.irregular_residual:
+                    flags.setdefault(pid, []).append(f"irregular {colour} blob")
+                if blob.seeds > blob.cubes:
+                    flags.setdefault(pid, []).append(
+                        f"{colour}: area says {blob.cubes}, seeds say {blob.seeds}"
+                    )
+
+        dice: tuple[str, ...] = ()
+        if geo.tray is not None:
+            dice = self._read_dice(labels, geo)
+        if layout.game == "el-grande":
+            unread["castillo"] = (
+                "inside the tower: hidden by the rules, counted by the tower sensor"
+            )
+        else:
+            missing = [t.id for t in layout.tiles if t.id not in tiles]
+            for t in missing:
+                unread[t] = "territory marker not seen"
+        return Observation(
+            game=layout.game,
+            counts=counts,
+            figures=figures,
+            castles=castles,
+            dice=dice,
+            confidence=confidence,
+            unread=unread,
+            flags={k: tuple(v) for k, v in flags.items()},
+            frames=frames,
+        )
+
+    def _find_figure(
+        self, mask: Image, fig: Figure, geo: Geometry, taken: list[tuple[float, float]]
+    ) -> tuple[tuple[float, float], float] | None:
+        """Where a figure stands: the blob thick enough to hold it whose area is best explained
+        by the figure plus whole cubes (a 2x2 block of cubes is as thick as a grande, but its
+        area is a whole number of cubes)."""
+        if not mask.any():
+            return None
+        radius_px = fig.diameter / 2 * geo.mm_px
+        side = fig.diameter * geo.mm_px
+        area_px = math.pi * radius_px**2 if fig.round_ else side * side
+        n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        best: tuple[float, tuple[float, float]] | None = None
+        for i in range(1, n):
+            x, y, w, h, area = (int(v) for v in stats[i])
+            if area < 0.6 * area_px:
+                continue
+            if any(x <= tx < x + w and y <= ty < y + h for tx, ty in taken):
+                continue
+            comp = np.pad((labels[y : y + h, x : x + w] == i).astype(np.uint8), 1)
+            dist = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
+            _, peak, _, loc = cv2.minMaxLoc(dist)
+            if peak < self.config.big_piece_radius_share * radius_px:
+                continue
+            cx, cy = int(centroids[i][0]), int(centroids[i][1])
+            fp = float(geo.footprint[min(cy, geo.size[1] - 1), min(cx, geo.size[0] - 1)])
+            est = area / fp
+            rest = max(0.0, est - area_px / fp)
+            with_fig = abs(rest - round(rest))
+            without = abs(est - round(est))
+            if with_fig > without + 0.15:
+                continue
+            score = with_fig - without
+            if best is None or score < best[0]:
+                best = (score, (float(loc[0] + x - 1), float(loc[1] + y - 1)))
+        if best is None:
+            return None
+        return best[1], area_px
+
+    def _read_castles(
+        self, masks: Mapping[str, Image], geo: Geometry, place_at: _PlaceAt
+    ) -> dict[str, str]:
+        castle = self.layout.pieces.get("castle", {})
+        width = float(castle.get("width", 13.0)) * geo.mm_px
+        out: dict[str, str] = {}
+        for colour in CASTLE_COLOURS:
+            mask = masks.get(colour)
+            if mask is None:
+                continue
+            n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+            for i in range(1, n):
+                if stats[i, cv2.CC_STAT_AREA] < 0.45 * width * width:
+                    continue
+                pid = place_at(float(centroids[i][0]), float(centroids[i][1]))
+                if pid is not None and pid.startswith("t"):
+                    out[pid] = colour
+        return dict(sorted(out.items()))
+
+    def _read_dice(self, labels: Image, geo: Geometry) -> tuple[str, ...]:
+        assert geo.tray is not None
+        die_mm = float(self.layout.pieces.get("die", 16.0))
+        die_area = (die_mm * geo.mm_px) ** 2
+        faces: list[tuple[float, str]] = []
+        in_tray = labels.copy()
+        in_tray[geo.tray == 0] = BACKGROUND
+        crown_parts = np.zeros(labels.shape, np.uint8)
+        for name in self.colours.names:
+            mask = clean((in_tray == self.colours.label(name)).astype(np.uint8) * 255)
+            n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+            for i in range(1, n):
+                area = stats[i, cv2.CC_STAT_AREA]
+                if name in ("red", "blue", "yellow", "green", "pink") and area >= 0.45 * die_area:
+                    for _ in range(max(1, round(area / die_area))):
+                        faces.append((float(centroids[i][0]), name))
+                elif area >= 0.05 * die_area:
+                    crown_parts[mask > 0] = 255
+        # A crown face: a die-sized patch that is not one plain colour (a white face with a
+        # gold crown): everything non-board in the tray not taken by a plain face.
+        n, _, stats, centroids = cv2.connectedComponentsWithStats(
+            cv2.dilate(crown_parts, np.ones((3, 3), np.uint8)), connectivity=8
+        )
+        for i in range(1, n):
+            if stats[i, cv2.CC_STAT_AREA] >= 0.45 * die_area:
+                faces.append((float(centroids[i][0]), "crown"))
+        return tuple(name for _, name in sorted(faces))
+
+
+def _subtract_figures(
+    blobs: list[Blob], figures: list[tuple[tuple[float, float], float]], geo: Geometry
+) -> list[Blob]:
+    """Blobs with the cubes a figure's own area accounts for taken away."""
+    out = []
+    for blob in blobs:
+        x, y, w, h = blob.bbox
+        est = blob.estimate
+        for (fx, fy), area_px in figures:
+            if x - 1 <= fx <= x + w + 1 and y - 1 <= fy <= y + h + 1:
+                fp = float(
+                    geo.footprint[min(int(fy), geo.size[1] - 1), min(int(fx), geo.size[0] - 1)]
+                )
+                est -= area_px / fp
+        if est == blob.estimate:
+            out.append(blob)
+            continue
+        cubes = max(0, round(est))
+        centres = blob.centres[-cubes:] if cubes else ()
+        if cubes and len(blob.centres) < cubes:
+            centres = (blob.centres[0],) * cubes
+        out.append(Blob(cubes, max(est, 0.0), blob.seeds, centres, blob.bbox))
+    return out
+
+
+def read_frame(
+    frame: Image,
+    calibration: Calibration,
+    layout: Layout,
+    config: VisionConfig = DEFAULT_CONFIG,
+) -> Observation:
+    """One frame, one observation (no still gate: for a photo of a table at rest)."""
+    return Reader(calibration, layout, config).read(frame)

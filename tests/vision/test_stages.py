@@ -1,0 +1,122 @@
+"""Stage functions on small images drawn here: colours, cube counting, the still gate."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.colour import (
+    BACKGROUND,
+    NOMINAL_BGR,
+    UNKNOWN,
+    ColourModel,
+    bgr_to_lab,
+    nominal_model,
+)
+from companion.vision.cubes import find_blobs
+from companion.vision.still import StillGate, median_frame
+
+SIDE = 10
+
+
+def lab_of(bgr: tuple[int, int, int]) -> np.ndarray:
+    return cv2.cvtColor(np.array([[bgr]], np.uint8), cv2.COLOR_BGR2Lab)
+
+
+def test_each_nominal_colour_is_classified_as_itself() -> None:
+    model = nominal_model(list(NOMINAL_BGR), background=(bgr_to_lab((200, 215, 222)),))
+    for name, bgr in NOMINAL_BGR.items():
+        assert model.classify_one(tuple(float(v) for v in lab_of(bgr)[0, 0])) == name
+
+
+def test_shaded_colour_still_classified_but_far_colour_rejected() -> None:
+    model = nominal_model(["red", "blue"], background=(bgr_to_lab((200, 215, 222)),))
+    shaded_red = tuple(int(v * 0.8) for v in NOMINAL_BGR["red"])
+    assert model.name_of(int(model.classify(lab_of(shaded_red))[0, 0])) == "red"
+    # Bright green is neither red, blue nor the board: unknown, never a guess.
+    assert int(model.classify(lab_of((0, 255, 0)))[0, 0]) == UNKNOWN
+    assert int(model.classify(lab_of((200, 215, 222)))[0, 0]) == BACKGROUND
+
+
+def test_model_json_round_trip_and_bad_values() -> None:
+    model = nominal_model(["red", "pink"])
+    again = ColourModel.from_json(model.to_json())
+    assert again.pieces == model.pieces
+    bad = model.to_json()
+    bad["pieces"]["red"] = [[1, 2]]
+    with pytest.raises(ValueError, match="not an 8-bit Lab triple"):
+        ColourModel.from_json(bad)
+
+
+def draw_cubes(cells: list[tuple[int, int]], size: tuple[int, int] = (80, 60)) -> np.ndarray:
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    for cx, cy in cells:
+        mask[cy * SIDE + 5 : cy * SIDE + 5 + SIDE, cx * SIDE + 5 : cx * SIDE + 5 + SIDE] = 255
+    return mask
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [(0, 0)],
+        [(0, 0), (1, 0)],
+        [(0, 0), (1, 0), (2, 0), (0, 1)],
+        [(0, 0), (1, 0), (0, 1), (1, 1), (2, 1), (3, 3)],
+        [(x, y) for x in range(4) for y in range(3)],
+    ],
+)
+def test_touching_cubes_counted_by_area(cells: list[tuple[int, int]]) -> None:
+    blobs = find_blobs(draw_cubes(cells), SIDE * SIDE, SIDE)
+    assert sum(b.cubes for b in blobs) == len(cells)
+    assert all(b.residual < 0.1 for b in blobs)
+
+
+def test_half_hidden_cube_lowers_confidence() -> None:
+    mask = draw_cubes([(0, 0), (1, 0)])
+    mask[:, 5 + SIDE + SIDE // 2 :] = 0  # the second cube half covered
+    (blob,) = find_blobs(mask, SIDE * SIDE, SIDE)
+    assert blob.residual > 0.4
+    assert blob.confidence < 0.3
+
+
+def test_cluster_on_a_border_is_split_into_cube_centres() -> None:
+    mask = draw_cubes([(0, 0), (1, 0), (2, 0), (3, 0)])
+    split = np.ones(mask.shape, bool)
+    (blob,) = find_blobs(mask, SIDE * SIDE, SIDE, split=split)
+    xs = sorted(round(c[0]) for c in blob.centres)
+    assert xs == [10, 20, 30, 40]  # the four cube centres, left to right
+
+
+def test_specks_are_not_cubes() -> None:
+    mask = np.zeros((40, 40), np.uint8)
+    mask[10:12, 10:12] = 255
+    assert find_blobs(mask, SIDE * SIDE, SIDE) == []
+
+
+def frame(value: int, box: tuple[int, int] | None = None) -> np.ndarray:
+    img = np.full((90, 160, 3), value, np.uint8)
+    if box is not None:
+        x, y = box
+        img[y : y + 30, x : x + 30] = 255 - value
+    return img
+
+
+def test_still_gate_hands_over_frames_once_per_still_period() -> None:
+    gate = StillGate()
+    states = [gate.push(frame(100)) for _ in range(5)]
+    ready = [s for s in states if s.ready]
+    assert len(ready) == 1 and len(ready[0].ready or ()) == 3
+    moving = gate.push(frame(100, (20, 20)))
+    assert moving.moving and moving.ready is None
+    states = [gate.push(frame(100, (60, 40))) for _ in range(4)]
+    assert states[0].moving  # the box jumped again
+    assert [s.ready is not None for s in states] == [False, False, True, False]
+
+
+def test_median_of_three_frames_drops_a_one_frame_flash() -> None:
+    a, b = frame(100), frame(100)
+    flash = frame(100, (10, 10))
+    assert np.array_equal(median_frame([a, flash, b]), a)
+    four = median_frame([a, b, flash, frame(100)])
+    assert np.array_equal(four, a)
