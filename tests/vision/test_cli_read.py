@@ -1,0 +1,117 @@
+"""``companion vision read`` and ``calibrate`` as a user runs them: real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.layout import load_layout
+from tests.vision.drawtable import Table, paint
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "companion.cli", "vision", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture(scope="module")
+def table_png(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    layout = load_layout("el-grande")
+    t = Table(layout)
+    x, y = layout.polygon("granada").centroid
+    t.cubes += [("green", x, y), ("green", x + 10, y), ("green", x, y + 10)]
+    t.squares.append(("green", x - 25, y, 16))
+    path = tmp_path_factory.mktemp("cli") / "table.png"
+    cv2.imwrite(str(path), paint(t))
+    return path
+
+
+def test_read_prints_observation_json(table_png: Path) -> None:
+    out = run("read", str(table_png), "--layout", "el-grande")
+    assert out.returncode == 0, out.stderr
+    obs = json.loads(out.stdout)
+    assert obs["counts"]["granada"] == {"green": 3}
+    assert obs["figures"]["grande:green"] == "granada"
+    assert obs["occluded"] is False
+
+
+def test_calibrate_then_read(table_png: Path, tmp_path: Path) -> None:
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps({"game": "el-grande", "grandes": {"green": "granada"}}))
+    cal = tmp_path / "cal.json"
+    out = run(
+        "calibrate",
+        str(table_png),
+        "--layout",
+        "el-grande",
+        "--position",
+        str(setup),
+        "--out",
+        str(cal),
+    )
+    assert out.returncode == 0, out.stderr
+    assert "colours sampled: green" in out.stdout
+    out = run("read", str(table_png), "--layout", "el-grande", "--calibration", str(cal))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["counts"]["granada"] == {"green": 3}
+
+
+def test_not_an_image(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.png"
+    bad.write_text("these are not pixels")
+    out = run("read", str(bad), "--layout", "el-grande")
+    assert out.returncode == 2
+    assert "not an image OpenCV can read" in out.stderr
+    assert out.stdout == ""
+
+
+def test_truncated_image(table_png: Path, tmp_path: Path) -> None:
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(table_png.read_bytes()[:300])
+    out = run("read", str(cut), "--layout", "el-grande")
+    assert out.returncode == 2
+    assert "not an image" in out.stderr or "markers not found" in out.stderr
+
+
+def test_blank_image_names_missing_markers(tmp_path: Path) -> None:
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((360, 640, 3), 128, np.uint8))
+    out = run("read", str(blank), "--layout", "el-grande")
+    assert out.returncode == 2
+    assert "board markers not found: id 0, 1, 2, 3" in out.stderr
+
+
+def test_missing_file_and_bad_layout(table_png: Path) -> None:
+    out = run("read", "/nonexistent.png", "--layout", "el-grande")
+    assert out.returncode == 2 and "no such file" in out.stderr
+    out = run("read", str(table_png), "--layout", "monopoly")
+    assert out.returncode == 2 and "not a shipped layout" in out.stderr
+
+
+def test_calibrate_with_a_position_of_the_other_game(table_png: Path, tmp_path: Path) -> None:
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps({"game": "carolus-magnus"}))
+    cal = tmp_path / "cal.json"
+    out = run(
+        "calibrate",
+        str(table_png),
+        "--layout",
+        "el-grande",
+        "--position",
+        str(setup),
+        "--out",
+        str(cal),
+    )
+    assert out.returncode == 2
+    assert "same game" in out.stderr
+    assert not cal.exists()
