@@ -64,9 +64,15 @@ def game_from_header(line: str, n: int = 1) -> Game:
         raise RecordError(f"line {n}: header players must be a list of names")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise RecordError(f"line {n}: header seed must be a whole number (it lays out the ring)")
+    teams = header.get("teams")
+    if teams is not None and not (
+        isinstance(teams, dict)
+        and all(isinstance(v, list) and all(isinstance(p, str) for p in v) for v in teams.values())
+    ):
+        raise RecordError(f"line {n}: header teams must map a castle colour to two player names")
     try:
         options = Options.from_dict(header.get("options"), "header options")
-        return Game.new(players, teams=header.get("teams"), seed=seed, options=options)
+        return Game.new(players, teams=teams, seed=seed, options=options)
     except PositionError as exc:
         raise RecordError(f"line {n}: {exc}") from None
 
