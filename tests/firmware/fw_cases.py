@@ -1,8 +1,8 @@
 """Checks of the pure firmware modules that run under CPython *and* MicroPython.
 
-pytest imports this file and runs every ``case_*`` function (tests/firmware/test_logic.py); the
-same file is run by the real MicroPython interpreter (tests/firmware/test_micropython.py), which
-prints one line per case. Expected values come from the CRC/COBS standards' published vectors
+pytest imports this file and runs every ``case_*`` function (test_fw_logic.py); the same file
+is run by the real MicroPython interpreter (test_fw_micropython.py), which prints one line per
+case. Expected values come from the CRC/COBS standards' published vectors
 and from the physics of a falling cube (pulse lengths), not from the code under test. Only plain
 ``assert``, no typing, no pytest: MicroPython must accept every line.
 """
