@@ -306,6 +306,8 @@ def apply(st: State, move: Move) -> None:
         if isinstance(move, Veto):
             held = st.vetoes[move.player]
             held.remove(min(r for r in held if r >= st.round))
+            if not held:
+                del st.vetoes[move.player]
             st.waiting = []
             st.log.append({"round": st.round, "reason": f"{move.player} vetoes {st.step['card']}"})
             special.finish(st)

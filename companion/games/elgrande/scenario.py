@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.games.elgrande import rules
-from companion.games.elgrande.board import AREAS, CABALLEROS_PER_PLAYER, SETUP_COURT
+from companion.games.elgrande.board import AREAS, CABALLEROS_PER_PLAYER, CASTILLO, SETUP_COURT
 from companion.games.elgrande.cards import CARDS
 from companion.games.elgrande.game import Game
 from companion.games.elgrande.options import Options
@@ -46,7 +46,13 @@ def scenario(data: Mapping[str, Any]) -> Game:
             raise RecordError(f"scenario: unknown key {key!r} (known: {', '.join(KEYS)})")
     players = rules.check_players(data["players"])
     options = Options.from_json(data.get("options", {}))
-    st: State = rules.setup(players, 0, options, king=data["king"], homes=dict(data["grandes"]))
+    st: State = rules.setup(players, 0, options)
+    # Later in a game a grande may stand in the king's region, so no setup rule is checked here.
+    st.king = data["king"]
+    st.grandes = {c: data["grandes"][c] for c in players}
+    for where in (st.king, *st.grandes.values()):
+        if where not in AREAS or where == CASTILLO:
+            raise RecordError(f"scenario: {where!r} is not a region")
     st.areas = {a: dict.fromkeys(players, 0) for a in AREAS}
     for area, counts in data.get("areas", {}).items():
         if area not in AREAS:
