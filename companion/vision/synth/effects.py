@@ -1,0 +1,165 @@
+"""What happens between the table and the file: light, a hand in the way, the sensor, JPEG."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.synth.conditions import Conditions
+
+U8 = NDArray[np.uint8]
+F32 = NDArray[np.float32]
+
+SKIN = ((120, 160, 215), (95, 135, 190), (70, 105, 160), (50, 75, 115))
+
+
+def lighting(img: U8, conditions: Conditions, rng: np.random.Generator) -> U8:
+    """Uneven light: a ramp, a vignette, white balance, exposure and a soft cast shadow."""
+    h, w = img.shape[:2]
+    ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
+    xs, ys = xs / w - 0.5, ys / h - 0.5
+    field = np.ones_like(xs)
+    g = rng.uniform(*conditions.light_gradient)
+    a = rng.uniform(0, 2 * math.pi)
+    field += g * (math.cos(a) * xs + math.sin(a) * ys)
+    field *= 1 - rng.uniform(*conditions.vignette) * 2 * (xs * xs + ys * ys)
+    darkness = rng.uniform(*conditions.cast_shadow)
+    if darkness > 0:
+        # A soft band, as from an arm or the lamp's stand.
+        b = rng.uniform(0, math.pi)
+        off = rng.uniform(-0.3, 0.3)
+        d = np.abs(math.cos(b) * xs + math.sin(b) * ys - off)
+        field *= 1 - darkness * np.clip(1.0 - d / 0.09, 0, 1)
+    field = cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
+    wb = 1 + rng.uniform(-1, 1, 3) * rng.uniform(*conditions.white_balance)
+    gain = field[..., None] * (wb * rng.uniform(*conditions.exposure)).astype(np.float32)
+    return np.clip(img.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class Hand:
+    """An arm reaching in from one image edge towards ``target`` (pixels)."""
+
+    edge: int  # 0 top, 1 right, 2 bottom, 3 left
+    start: float  # 0..1 along that edge
+    target: tuple[float, float]
+    width: float  # arm width in pixels
+    skin: tuple[int, int, int]
+
+
+def random_hand(
+    w: int,
+    h: int,
+    mm_px: float,
+    rng: np.random.Generator,
+    target: tuple[float, float] | None = None,
+) -> Hand:
+    if target is None:
+        target = (rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h)
+    skin = SKIN[int(rng.integers(len(SKIN)))]
+    return Hand(
+        int(rng.integers(4)),
+        float(rng.uniform(0.2, 0.8)),
+        target,
+        float(85 * mm_px * rng.uniform(0.9, 1.15)),
+        skin,
+    )
+
+
+def _edge_point(hand: Hand, w: int, h: int) -> tuple[float, float]:
+    pad = hand.width
+    if hand.edge == 0:
+        return (hand.start * w, -pad)
+    if hand.edge == 1:
+        return (w + pad, hand.start * h)
+    if hand.edge == 2:
+        return (hand.start * w, h + pad)
+    return (-pad, hand.start * h)
+
+
+def draw_hand(img: U8, hand: Hand, reach: float = 1.0) -> F32:
+    """Paint the arm (``reach`` 0..1 of the way to its target); returns its mask (0..1)."""
+    h, w = img.shape[:2]
+    mask = np.zeros((h, w), np.float32)
+    if reach <= 0:
+        return mask
+    sx, sy = _edge_point(hand, w, h)
+    tx = sx + (hand.target[0] - sx) * reach
+    ty = sy + (hand.target[1] - sy) * reach
+    dx, dy = tx - sx, ty - sy
+    length = math.hypot(dx, dy) or 1.0
+    ux, uy = dx / length, dy / length
+    nx, ny = -uy, ux
+    half = hand.width / 2
+    # Forearm: a tapered band; hand: an ellipse at the tip; fingers: thinner ellipses beyond.
+    arm = np.array(
+        [
+            [sx + nx * half * 1.2, sy + ny * half * 1.2],
+            [tx + nx * half * 0.9, ty + ny * half * 0.9],
+            [tx - nx * half * 0.9, ty - ny * half * 0.9],
+            [sx - nx * half * 1.2, sy - ny * half * 1.2],
+        ]
+    )
+    angle = math.degrees(math.atan2(uy, ux))
+    shadow = np.zeros((h, w), np.float32)
+    off = (hand.width * 0.35, hand.width * 0.45)
+    for target, value, shift in ((shadow, 1.0, off), (mask, 1.0, (0.0, 0.0))):
+        pts = arm + np.array(shift)
+        cv2.fillConvexPoly(target, np.round(pts).astype(np.int32), value, cv2.LINE_AA)
+        centre = (round(tx + shift[0] + ux * half * 0.6), round(ty + shift[1] + uy * half * 0.6))
+        cv2.ellipse(
+            target,
+            centre,
+            (round(half * 1.05), round(half * 0.95)),
+            angle,
+            0,
+            360,
+            value,
+            -1,
+            cv2.LINE_AA,
+        )
+        for k in range(4):
+            spread = (k - 1.5) * half * 0.42
+            fx = tx + shift[0] + ux * half * 1.5 + nx * spread
+            fy = ty + shift[1] + uy * half * 1.5 + ny * spread
+            cv2.ellipse(
+                target,
+                (round(fx), round(fy)),
+                (round(half * 0.55), round(half * 0.16)),
+                angle,
+                0,
+                360,
+                value,
+                -1,
+                cv2.LINE_AA,
+            )
+    shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), hand.width * 0.25), np.float32)
+    base = img.astype(np.float32) * (1 - 0.45 * shadow[..., None])
+    # Skin shaded across the arm (rounder look), darker towards the edge it comes from.
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    across = np.clip(1 - np.abs((xs - sx) * nx + (ys - sy) * ny) / (half * 1.3), 0, 1)
+    shade = 0.72 + 0.3 * across
+    skin = np.array(hand.skin, np.float32)[None, None, :] * shade[..., None]
+    m = mask[..., None]
+    img[:] = np.clip(base * (1 - m) + skin * m, 0, 255).astype(np.uint8)
+    return mask
+
+
+def sensor(img: U8, conditions: Conditions, rng: np.random.Generator) -> U8:
+    """Blur, noise and JPEG compression."""
+    sigma = rng.uniform(*conditions.blur)
+    if sigma > 0.05:
+        img = np.asarray(cv2.GaussianBlur(img, (0, 0), sigma), np.uint8)
+    noise = rng.uniform(*conditions.noise)
+    if noise > 0:
+        grain = rng.normal(0, noise, img.shape).astype(np.float32)
+        img = np.clip(img.astype(np.float32) + grain, 0, 255).astype(np.uint8)
+    if conditions.jpeg_quality is not None:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, conditions.jpeg_quality])
+        if ok:
+            img = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
+    return np.asarray(img, np.uint8)

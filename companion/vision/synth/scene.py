@@ -1,0 +1,592 @@
+"""From a position (``spec/positions.md``) to a scene: where every piece lies, in board mm.
+
+The scene is the renderer's ground truth before any camera: each small cube, big piece, die and
+movable tile with its area. Placement is random but reproducible from the generator it is given.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from companion.vision.errors import RenderError
+from companion.vision.layout import (
+    CAROLUS_COLOURS,
+    CAROLUS_TILES,
+    EL_GRANDE_REGIONS,
+    Layout,
+    Polygon,
+    Pose,
+)
+from companion.vision.synth.conditions import Conditions
+
+EL_GRANDE_COLOURS = ("yellow", "green", "blue", "red", "black")
+CASTLE_COLOURS = ("white", "black", "grey")
+DIE_FACES = (*CAROLUS_COLOURS, "crown")
+COURT_START = 7  # El Grande: caballeros in each court at setup (rules, section 1)
+
+EL_GRANDE_KEYS = {
+    "game",
+    "players",
+    "round",
+    "king",
+    "grandes",
+    "regions",
+    "castillo",
+    "scoreboards",
+    "courts",
+    "provinces",
+    "scores",
+    "options",
+}
+CAROLUS_KEYS = {
+    "game",
+    "players",
+    "teams",
+    "ring",
+    "regions",
+    "charlemagne",
+    "courts",
+    "influence",
+    "reserves",
+    "discs",
+    "castles_left",
+    "options",
+}
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One thing standing on the table: a box (cube, grande, castle, die, tower) or a pawn."""
+
+    kind: str  # cube | grande | king | charlemagne | castle | die | tower
+    colour: str
+    area: str
+    x: float
+    y: float
+    angle: float  # degrees
+    size: float  # side (boxes) or base diameter (pawns), mm
+    height: float
+    faces: tuple[str, ...] = ()  # dice: top face first, then the four sides
+
+    @property
+    def is_pawn(self) -> bool:
+        return self.kind in ("king", "charlemagne")
+
+
+@dataclass(frozen=True)
+class Flat:
+    """Something lying flat that is painted on the table: a tile, a court card, a scoreboard."""
+
+    kind: str  # tile | court_card | scoreboard
+    id: str
+    pose: Pose
+    marker: int | None = None
+    label: str = ""
+
+
+@dataclass
+class Scene:
+    game: str
+    players: tuple[str, ...]
+    pieces: list[Piece] = field(default_factory=list)
+    flats: list[Flat] = field(default_factory=list)
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    hidden: dict[str, str] = field(default_factory=dict)
+    scoreboards: dict[str, list[int]] = field(default_factory=dict)
+    tile_areas: dict[str, Polygon] = field(default_factory=dict)  # Carolus: placed tiles
+    court_rows: dict[str, Polygon] = field(default_factory=dict)  # Carolus: "court_1.red" → row
+    regions: list[list[str]] = field(default_factory=list)
+
+    def add_count(self, area: str, colour: str, n: int) -> None:
+        if n:
+            self.counts.setdefault(area, {})
+            self.counts[area][colour] = self.counts[area].get(colour, 0) + n
+
+
+# --- position checks (only what the renderer needs; the engines check the rules) ---------------
+def _fail(path: str, message: str) -> RenderError:
+    return RenderError(f"{path}: {message}")
+
+
+def _obj(value: object, path: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _fail(path, f"must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _count(value: object, path: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _fail(path, f"{value!r} is not a count")
+    return value
+
+
+def _colour_counts(value: object, path: str, colours: tuple[str, ...]) -> dict[str, int]:
+    out = {}
+    for colour, n in _obj(value, path).items():
+        if colour not in colours:
+            raise _fail(f"{path}.{colour}", f"not a colour ({', '.join(colours)})")
+        out[colour] = _count(n, f"{path}.{colour}")
+    return out
+
+
+def _check_keys(position: Mapping[str, Any], allowed: set[str]) -> None:
+    for key in position:
+        if key not in allowed:
+            raise _fail(key, f"unknown key (allowed: {', '.join(sorted(allowed))})")
+
+
+# --- placement ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Box:
+    x: float
+    y: float
+    half: float
+    angle: float  # radians
+
+    def corners(self) -> list[tuple[float, float]]:
+        c, s = math.cos(self.angle), math.sin(self.angle)
+        h = self.half
+        return [
+            (self.x + c * dx - s * dy, self.y + s * dx + c * dy)
+            for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h))
+        ]
+
+    def overlaps(self, other: _Box, gap: float) -> bool:
+        reach = (self.half + other.half) * math.sqrt(2) + gap
+        if math.hypot(self.x - other.x, self.y - other.y) >= reach:
+            return False
+        # Separating axes of two squares (grown by half the gap each).
+        a, b = (
+            _Box(self.x, self.y, self.half + gap / 2, self.angle),
+            _Box(other.x, other.y, other.half + gap / 2, other.angle),
+        )
+        ca, cb = a.corners(), b.corners()
+        for box in (a, b):
+            for axis in (box.angle, box.angle + math.pi / 2):
+                ux, uy = math.cos(axis), math.sin(axis)
+                pa = [x * ux + y * uy for x, y in ca]
+                pb = [x * ux + y * uy for x, y in cb]
+                if max(pa) <= min(pb) or max(pb) <= min(pa):
+                    return False
+        return True
+
+
+class Placer:
+    """Puts square footprints into an area without overlaps, some pushed against each other."""
+
+    def __init__(self, polygon: Polygon, rng: np.random.Generator, conditions: Conditions) -> None:
+        self.polygon = polygon
+        self.rng = rng
+        self.conditions = conditions
+        self.boxes: list[_Box] = []
+        self.cubes: list[_Box] = []
+
+    def block(self, x: float, y: float, size: float, angle: float = 0.0) -> None:
+        """Keep a square free (a marker, a label)."""
+        self.boxes.append(_Box(x, y, size / 2, angle))
+
+    def _fits(self, box: _Box, gap: float, skip: _Box | None = None) -> bool:
+        for x, y in box.corners():
+            if not self.polygon.contains((x, y)) or self.polygon.distance((x, y)) < 0.8:
+                return False
+        return not any(b is not skip and box.overlaps(b, gap) for b in self.boxes)
+
+    def place(
+        self,
+        size: float,
+        *,
+        touching: bool = True,
+        anchor: tuple[float, float] | None = None,
+        what: str = "piece",
+    ) -> tuple[float, float, float]:
+        """A free spot ``(x, y, angle°)`` for a square footprint of side ``size``."""
+        rng = self.rng
+        if touching and self.cubes and rng.random() < self.conditions.touching:
+            for _ in range(12):
+                base = self.cubes[int(rng.integers(len(self.cubes)))]
+                if abs(base.half * 2 - size) > 0.1:
+                    continue
+                side = rng.integers(4) * math.pi / 2 + base.angle
+                d = size * rng.uniform(1.0, 1.04)
+                box = _Box(
+                    base.x + d * math.cos(side),
+                    base.y + d * math.sin(side),
+                    size / 2,
+                    base.angle + rng.normal(0, 0.03),
+                )
+                if self._fits(box, 0.0, skip=base) and not box.overlaps(base, -0.3 * size):
+                    return self._take(box, cube=True)
+        x0, y0, x1, y1 = self.polygon.bbox
+        for attempt in range(3000):
+            if anchor is not None and attempt < 200:
+                spread = 3 + attempt * 0.3
+                x = anchor[0] + rng.normal(0, spread)
+                y = anchor[1] + rng.normal(0, spread)
+            else:
+                x, y = rng.uniform(x0, x1), rng.uniform(y0, y1)
+            box = _Box(x, y, size / 2, rng.uniform(0, math.pi / 2))
+            if self._fits(box, 1.0):
+                return self._take(box, cube=touching)
+        raise RenderError(
+            f"cannot fit another {what} of {size:g} mm into the area; "
+            "the layout's area is too small for this position"
+        )
+
+    def _take(self, box: _Box, cube: bool) -> tuple[float, float, float]:
+        self.boxes.append(box)
+        if cube:
+            self.cubes.append(box)
+        return (box.x, box.y, math.degrees(box.angle))
+
+
+def _piece_size(layout: Layout, key: str, sub: str | None = None, default: float = 10.0) -> float:
+    value = layout.pieces.get(key)
+    if value is None:
+        return default
+    if isinstance(value, Mapping):
+        return float(value.get(sub or "", default))
+    return float(value)
+
+
+# --- El Grande ---------------------------------------------------------------------------------
+def el_grande_scene(
+    position: Mapping[str, Any], layout: Layout, rng: np.random.Generator, conditions: Conditions
+) -> Scene:
+    _check_keys(position, EL_GRANDE_KEYS)
+    players = position.get("players")
+    if not isinstance(players, list) or not 2 <= len(players) <= 5:
+        raise _fail("players", "must list 2 to 5 player colours in seating order")
+    for i, p in enumerate(players):
+        if p not in EL_GRANDE_COLOURS:
+            raise _fail(f"players[{i}]", f"{p!r} is not a colour ({', '.join(EL_GRANDE_COLOURS)})")
+    if len(set(players)) != len(players):
+        raise _fail("players", "a colour appears twice")
+    colours = tuple(players)
+    scene = Scene("el-grande", colours)
+    cube = _piece_size(layout, "cube")
+    placers: dict[str, Placer] = {}
+
+    def placer(area: str) -> Placer:
+        if area not in placers:
+            placers[area] = Placer(layout.polygon(area), rng, conditions)
+        return placers[area]
+
+    regions = _obj(position.get("regions", {}), "regions")
+    king = position.get("king")
+    if king is not None and king not in EL_GRANDE_REGIONS:
+        raise _fail("king", f"{king!r} is not a region id")
+    grandes = _obj(position.get("grandes", {}), "grandes")
+    for colour, region in grandes.items():
+        if colour not in colours:
+            raise _fail(f"grandes.{colour}", "not among players")
+        if region not in EL_GRANDE_REGIONS:
+            raise _fail(f"grandes.{colour}", f"{region!r} is not a region id (never the castillo)")
+    scoreboards = _obj(position.get("scoreboards", {}), "scoreboards")
+    for area, values in scoreboards.items():
+        if area not in (*EL_GRANDE_REGIONS, "castillo"):
+            raise _fail(f"scoreboards.{area}", "not a region id or castillo")
+        if not (
+            isinstance(values, list)
+            and len(values) == 3
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+        ):
+            raise _fail(
+                f"scoreboards.{area}", f"{values!r} is not three values [first, second, third]"
+            )
+        scene.scoreboards[area] = list(values)
+
+    # Flat scoreboards first, so pieces keep off them.
+    for area, values in scene.scoreboards.items():
+        if area == "castillo":
+            cx, cy = layout.polygon("castillo").centroid
+            pose = Pose(cx, cy + 62, 0.0)
+        else:
+            x, y, a = placer(area).place(30.0, touching=False, what="mobile scoreboard")
+            pose = Pose(x, y, a)
+        scene.flats.append(Flat("scoreboard", area, pose, label=" ".join(map(str, values))))
+
+    if king is not None:
+        size = _piece_size(layout, "king", "diameter", 22)
+        x, y, a = placer(king).place(size, touching=False, what="king")
+        scene.pieces.append(
+            Piece("king", "black", king, x, y, a, size, _piece_size(layout, "king", "height", 40))
+        )
+    for colour, region in grandes.items():
+        size = _piece_size(layout, "grande", default=16)
+        x, y, a = placer(region).place(size, touching=False, what="grande")
+        scene.pieces.append(Piece("grande", colour, region, x, y, a, size, size))
+
+    for region, counts in regions.items():
+        if region not in EL_GRANDE_REGIONS:
+            raise _fail(f"regions.{region}", "not a region id")
+        for colour, n in _colour_counts(counts, f"regions.{region}", EL_GRANDE_COLOURS).items():
+            if n and colour not in colours:
+                raise _fail(f"regions.{region}.{colour}", "not among players")
+            _cubes(scene, placer(region), region, colour, n, cube)
+
+    castillo = _colour_counts(position.get("castillo", {}), "castillo", EL_GRANDE_COLOURS)
+    scene.hidden["castillo"] = (
+        "inside the tower: not visible" if sum(castillo.values()) else "empty"
+    )
+    cx, cy = layout.polygon("castillo").centroid
+    x0, y0, x1, y1 = layout.polygon("castillo").bbox
+    side = 0.92 * min(x1 - x0, y1 - y0)
+    scene.pieces.append(Piece("tower", "tower", "castillo", cx, cy, 0.0, side, 1.15 * side))
+
+    courts = position.get("courts")
+    court_counts = (
+        {c: COURT_START for c in colours}
+        if courts is None
+        else _colour_counts(courts, "courts", EL_GRANDE_COLOURS)
+    )
+    for colour, n in court_counts.items():
+        if colour not in colours:
+            raise _fail(f"courts.{colour}", "not among players")
+        seat = colours.index(colour) + 1
+        area = layout.seat_area("court", seat).id
+        _cubes(scene, placer(area), area, colour, n, cube)
+    return scene
+
+
+def _cubes(scene: Scene, placer: Placer, area: str, colour: str, n: int, size: float) -> None:
+    for _ in range(n):
+        x, y, a = placer.place(size, what=f"{colour} cube in {area}")
+        scene.pieces.append(Piece("cube", colour, area, x, y, a, size, size))
+    scene.add_count(area, colour, n)
+
+
+# --- Carolus Magnus ----------------------------------------------------------------------------
+def _castle_colours(position: Mapping[str, Any]) -> dict[str, str]:
+    """Player name → castle colour."""
+    players = position["players"]
+    teams = position.get("teams")
+    if teams is None:
+        for i, p in enumerate(players):
+            if p not in CASTLE_COLOURS:
+                raise _fail(
+                    f"players[{i}]",
+                    f"{p!r}: without teams a player is a castle colour "
+                    f"({', '.join(CASTLE_COLOURS)})",
+                )
+        return {p: p for p in players}
+    out = {}
+    for colour, members in _obj(teams, "teams").items():
+        if colour not in CASTLE_COLOURS:
+            raise _fail(f"teams.{colour}", "not a castle colour")
+        if not isinstance(members, list):
+            raise _fail(f"teams.{colour}", "must list the team's players")
+        for m in members:
+            if m not in players:
+                raise _fail(f"teams.{colour}", f"{m!r} is not among players")
+            out[m] = colour
+    for p in players:
+        if p not in out:
+            raise _fail("teams", f"player {p!r} is in no team")
+    return out
+
+
+def _group_angles(
+    ring_ids: list[str],
+    groups: list[list[str]],
+    tile_angle: float,
+    rng: np.random.Generator,
+    jitter: float,
+) -> dict[str, float]:
+    """Ring angle of each territory: home spacing, merged groups pushed together."""
+    n = len(ring_ids)
+    index = {t: i for i, t in enumerate(ring_ids)}
+    angles: dict[str, float] = {}
+    for group in groups:
+        positions = [index[t] for t in group]
+        first = positions[0]
+        # The group is a clockwise run starting at its first member (checked by the caller).
+        centre = 360.0 * first / n + 360.0 * (len(group) - 1) / (2 * n)
+        centre += rng.normal(0, jitter * 0.15)
+        for k, tile in enumerate(group):
+            angles[tile] = centre + (k - (len(group) - 1) / 2) * tile_angle
+    for t, i in index.items():
+        if t not in angles:
+            angles[t] = 360.0 * i / n + rng.normal(0, jitter * 0.15)
+    return angles
+
+
+def carolus_scene(
+    position: Mapping[str, Any],
+    layout: Layout,
+    rng: np.random.Generator,
+    conditions: Conditions,
+    dice: tuple[str, ...] | None,
+) -> Scene:
+    _check_keys(position, CAROLUS_KEYS)
+    players = position.get("players")
+    if not isinstance(players, list) or not 2 <= len(players) <= 4:
+        raise _fail("players", "must list 2 to 4 player names")
+    if len(players) > len(layout.courts):
+        raise _fail("players", f"the layout has court cards for {len(layout.courts)} seats only")
+    castle_of = _castle_colours(position)
+    scene = Scene("carolus-magnus", tuple(players))
+    cube = _piece_size(layout, "cube")
+    assert layout.ring is not None and layout.court_card is not None
+
+    ring = position.get("ring")
+    if not isinstance(ring, list) or len(ring) != 15:
+        raise _fail("ring", "must list the 15 territories in clockwise order")
+    ring_ids: list[str] = []
+    for i, item in enumerate(ring):
+        t = _obj(item, f"ring[{i}]")
+        for key in t:
+            if key not in ("id", "knights", "castle"):
+                raise _fail(f"ring[{i}].{key}", "unknown key (allowed: castle, id, knights)")
+        if t.get("id") not in CAROLUS_TILES:
+            raise _fail(f"ring[{i}].id", f"{t.get('id')!r} is not a territory id t01..t15")
+        ring_ids.append(t["id"])
+    if len(set(ring_ids)) != 15:
+        raise _fail("ring", "a territory appears twice")
+
+    groups_val = position.get("regions", [])
+    if not isinstance(groups_val, list):
+        raise _fail("regions", "must be a list of groups of territory ids")
+    groups: list[list[str]] = []
+    index = {t: i for i, t in enumerate(ring_ids)}
+    for g, group in enumerate(groups_val):
+        if not isinstance(group, list) or not group or any(t not in index for t in group):
+            raise _fail(f"regions[{g}]", f"{group!r} is not a list of territory ids of the ring")
+        start = index[group[0]]
+        if [index[t] for t in group] != [(start + k) % 15 for k in range(len(group))]:
+            raise _fail(f"regions[{g}]", "not a clockwise run of consecutive territories")
+        groups.append(list(group))
+    scene.regions = groups
+
+    angles = _group_angles(ring_ids, groups, layout.ring.tile_angle, rng, conditions.jitter)
+    tile_placers: dict[str, Placer] = {}
+    for tile_id in ring_ids:
+        pose = layout.ring.at(angles[tile_id])
+        poly = layout.tile_polygon(tile_id, pose)
+        scene.tile_areas[tile_id] = poly
+        scene.flats.append(Flat("tile", tile_id, pose, layout.tile(tile_id).marker, tile_id))
+        p = Placer(poly, rng, conditions)
+        p.block(pose.x, pose.y, layout.tile_marker_size + 8, math.radians(pose.angle))
+        tile_placers[tile_id] = p
+
+    charlemagne = position.get("charlemagne")
+    if charlemagne is not None:
+        if charlemagne not in index:
+            raise _fail("charlemagne", f"{charlemagne!r} is not a territory id of the ring")
+        size = _piece_size(layout, "charlemagne", "diameter", 20)
+        x, y, a = tile_placers[charlemagne].place(size, touching=False, what="Charlemagne")
+        scene.pieces.append(
+            Piece(
+                "charlemagne",
+                "yellow",
+                charlemagne,
+                x,
+                y,
+                a,
+                size,
+                _piece_size(layout, "charlemagne", "height", 36),
+            )
+        )
+    castle_w = _piece_size(layout, "castle", "width", 13)
+    castle_h = _piece_size(layout, "castle", "height", 16)
+    for i, item in enumerate(ring):
+        tile_id = item["id"]
+        castle = item.get("castle")
+        if castle is not None:
+            if castle not in CASTLE_COLOURS:
+                raise _fail(f"ring[{i}].castle", f"{castle!r} is not a castle colour or null")
+            x, y, a = tile_placers[tile_id].place(castle_w, touching=False, what="castle")
+            scene.pieces.append(Piece("castle", castle, tile_id, x, y, a, castle_w, castle_h))
+        knights = _colour_counts(item.get("knights", {}), f"ring[{i}].knights", CAROLUS_COLOURS)
+        for colour, n in knights.items():
+            _cubes(scene, tile_placers[tile_id], tile_id, colour, n, cube)
+
+    courts = _obj(position.get("courts", {}), "courts")
+    for name, counts in courts.items():
+        if name not in players:
+            raise _fail(f"courts.{name}", "not among players")
+        seat = players.index(name) + 1
+        spec = layout.court(seat)
+        j = conditions.jitter
+        pose = Pose(
+            spec.home.x + rng.normal(0, j),
+            spec.home.y + rng.normal(0, j),
+            spec.home.angle + rng.normal(0, j),
+        )
+        scene.flats.append(Flat("court_card", f"court_{seat}", pose, spec.marker, name))
+        area = f"court_{seat}"
+        for colour, n in _colour_counts(counts, f"courts.{name}", CAROLUS_COLOURS).items():
+            row = layout.court_row_polygon(colour, pose)
+            scene.court_rows[f"{area}.{colour}"] = row
+            _court_row(scene, layout, pose, colour, n, cube, area, rng, conditions)
+
+    reserves = _obj(position.get("reserves", {}), "reserves")
+    for name, counts in reserves.items():
+        if name not in players:
+            raise _fail(f"reserves.{name}", "not among players")
+        area = layout.seat_area("reserve", players.index(name) + 1).id
+        p = Placer(layout.polygon(area), rng, conditions)
+        for colour, n in _colour_counts(counts, f"reserves.{name}", CAROLUS_COLOURS).items():
+            _cubes(scene, p, area, colour, n, cube)
+
+    castles_left = _obj(position.get("castles_left", {}), "castles_left")
+    supply = Placer(layout.polygon("castle_supply"), rng, conditions)
+    for name, n in castles_left.items():
+        if name not in players:
+            raise _fail(f"castles_left.{name}", "not among players")
+        for _ in range(_count(n, f"castles_left.{name}")):
+            x, y, a = supply.place(castle_w, touching=False, what="castle in the supply")
+            scene.pieces.append(
+                Piece("castle", castle_of[name], "castle_supply", x, y, a, castle_w, castle_h)
+            )
+
+    if dice is None:
+        dice = tuple(DIE_FACES[int(rng.integers(6))] for _ in range(3))
+    tray = Placer(layout.polygon("dice_tray"), rng, conditions)
+    die = _piece_size(layout, "die", default=16)
+    for face in dice:
+        if face not in DIE_FACES:
+            raise RenderError(f"dice: {face!r} is not a die face ({', '.join(DIE_FACES)})")
+        x, y, a = tray.place(die, touching=False, what="die")
+        others = [f for f in DIE_FACES if f != face]
+        rng.shuffle(others)
+        scene.pieces.append(
+            Piece("die", "die", "dice_tray", x, y, a, die, die, (face, *others[:4]))
+        )
+    return scene
+
+
+def _court_row(
+    scene: Scene,
+    layout: Layout,
+    pose: Pose,
+    colour: str,
+    n: int,
+    size: float,
+    area: str,
+    rng: np.random.Generator,
+    conditions: Conditions,
+) -> None:
+    """Knights lined up along their colour's row, as players keep them."""
+    assert layout.court_card is not None
+    row = layout.court_card.row(colour)
+    x0, y0, x1, y1 = row.bbox
+    pitch = size * 1.06
+    capacity = int((x1 - x0 - 10) // pitch)
+    if n > capacity:
+        raise RenderError(
+            f"courts: {n} {colour} knights do not fit on a court row of this "
+            f"layout (at most {capacity})"
+        )
+    cy = (y0 + y1) / 2
+    for k in range(n):
+        lx = x0 + 9 + pitch * (k + 0.5) + rng.normal(0, 0.3)
+        ly = cy + rng.normal(0, 0.4)
+        bx, by = pose.apply((lx, ly))
+        angle = pose.angle + rng.normal(0, 3)
+        scene.pieces.append(Piece("cube", colour, area, bx, by, angle, size, size))
+    scene.add_count(area, colour, n)
