@@ -183,18 +183,27 @@ def _choice(s: State, player: str, k: int, knights: int) -> dict[str, Any]:
         best = best_placement(s, player, i, knights)
         if best is not None:
             owner = s.owner(i)
-            then = _with_placement(s, player, i, best)
-            before = len(then.regions)
-            resolve_stop(then, i)
-            j = then.region_index(s.regions[i][0])
+            merged, ends = _stop_after_placement(s, player, i, best)
             choice["with_knights"] = {
                 "knights": best.words(s.ring[s.regions[i][0]]),
                 "strength": best.strength,
                 "outcome": "keep" if owner == unit else ("build" if owner is None else "take"),
-                "merged": then.region_ids(j) if len(then.regions) < before else None,
-                "ends_game": None if then.outcome is None else str(then.outcome),
+                "merged": merged,
+                "ends_game": ends,
             }
     return choice
+
+
+def _stop_after_placement(
+    s: State, player: str, i: int, p: Placement
+) -> tuple[list[str] | None, str | None]:
+    """Place as ``p`` says, stop Charlemagne in region ``i``: what merges, how the game ends."""
+    then = _with_placement(s, player, i, p)
+    before = len(then.regions)
+    resolve_stop(then, i)
+    j = then.region_index(s.regions[i][0])
+    merged = then.region_ids(j) if len(then.regions) < before else None
+    return merged, None if then.outcome is None else str(then.outcome)
 
 
 def _with_placement(s: State, player: str, i: int, p: Placement) -> State:
@@ -259,6 +268,7 @@ def _region_threats(s: State) -> list[dict[str, Any]]:
                 best = Placement((), (), s.strength(i), 0)
             if best is None:
                 continue
+            merged, ends = _stop_after_placement(s, rival, i, best)
             steps = (i - here) % len(s.regions) or len(s.regions)
             words = ", ".join(best.words(s.ring[s.regions[i][0]])) or "no knights needed"
             out.append(
@@ -269,8 +279,11 @@ def _region_threats(s: State) -> list[dict[str, Any]]:
                     "knights": best.words(s.ring[s.regions[i][0]]),
                     "strength": best.strength,
                     "steps_from_charlemagne": steps,
+                    "merged": merged,
+                    "ends_game": ends,
                     "message": f"{rival} could take {'+'.join(s.region_ids(i))} from {owner} "
-                    f"({words}; Charlemagne {steps} step{'s' if steps > 1 else ''} away)",
+                    f"({words}; Charlemagne {steps} step{'s' if steps > 1 else ''} away)"
+                    + (f", merging into {'+'.join(merged)}" if merged else ""),
                 }
             )
     return out

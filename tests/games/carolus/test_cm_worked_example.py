@@ -46,6 +46,7 @@ def test_the_best_placement_is_the_rule_sheets() -> None:
     }
     threats = [t for t in a["threats"]["regions"] if t["rival"] == "white"]
     assert [t["region"] for t in threats] == [EXPECTED["region_c"]["territories"]]
+    assert threats[0]["merged"] == want["merged"]
 
 
 def test_playing_the_worked_example() -> None:
