@@ -172,11 +172,12 @@ class TowerLink:
             while not self._outbox.empty():
                 conn.write(self._outbox.get())
             data = conn.read(conn.in_waiting or 1)
+            if time.monotonic() - last_frame > self.silence and self._state != ev.SILENT:
+                # Noise counts as silence too: only a frame with a good CRC proves a tower.
+                self._set_state(ev.SILENT, f"no valid frame for {self.silence:g} s")
+                for hello in self.receiver.connected():
+                    conn.write(hello)
             if not data:
-                if time.monotonic() - last_frame > self.silence and self._state != ev.SILENT:
-                    self._set_state(ev.SILENT, f"no valid frame for {self.silence:.0f} s")
-                    for hello in self.receiver.connected():
-                        conn.write(hello)
                 continue
             replies = bytearray()
             for message in self.decoder.feed(data):
