@@ -133,8 +133,10 @@ def analyze(game: Game, *, player: str | None = None, steps: int | None = None) 
     choices = []
     if mover is not None:
         name, most = mover
-        knights = s.knights_per_turn if s.turn != name or s.phase != "charlemagne" else 0
-        knights = min(knights, sum(s.reserves[name].values()))
+        if s.turn == name and s.phase in ("knights", "charlemagne"):
+            knights = s.knights_left  # some (or all) of his knights are already placed
+        else:
+            knights = min(s.knights_per_turn, sum(s.reserves[name].values()))
         for k in range(1, most + 1):
             i = s.stop_after(k)
             reachable.append({"steps": k, "region": s.region_ids(i), "outcome": s.stop_outcome(i)})
@@ -316,6 +318,9 @@ def format_analysis(a: dict[str, Any]) -> str:
             f"{r['if_charlemagne_stops']}"
         )
     lines.append(f"regions left: {a['regions_left']}   (* = Charlemagne)")
+    if a.get("castles_left"):
+        left = ", ".join(f"{u} {n}" for u, n in a["castles_left"].items())
+        lines.append(f"castles left: {left}")
     if a.get("to_move"):
         tm = a["to_move"]
         lines.append("")

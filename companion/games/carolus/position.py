@@ -394,6 +394,9 @@ def from_state(data: object) -> Game:
     s.phase = d["phase"]
     s.turn = d["turn"]
     hands = _per_player(d["hands"], "hands", s.players)
+    for p, hand in hands.items():
+        if not isinstance(hand, list) or any(n not in DISC_SET for n in hand):
+            raise PositionError(f"hands.{p}", "must be a list of discs (1..5)")
     s.hands = {p: tuple(hands.get(p, DISC_SET)) for p in s.players}
     for key in ("choose_order", "act_order"):
         order = d[key]
@@ -403,9 +406,19 @@ def from_state(data: object) -> Game:
     s.act_order = list(d["act_order"])
     s.acted = _count(d["acted"], "acted")
     s.knights_left = _count(d["knights_left"], "knights_left")
-    s.rolls = [(p, n) for p, n in d["rolls"]]
+    rolls = d["rolls"]
+    if not isinstance(rolls, list) or not all(
+        isinstance(r, list) and len(r) == 2 and r[0] in s.players and r[1] in (1, 3, 4)
+        for r in rolls
+    ):
+        raise PositionError("rolls", "must be a list of [player, number of dice]")
+    s.rolls = [(p, n) for p, n in rolls]
     s.crowns = _count(d["crowns"], "crowns")
     out = d["outcome"]
+    if out is not None and (
+        not isinstance(out, dict) or set(out) != {"winners", "players", "reason"}
+    ):
+        raise PositionError("outcome", "must be null or {winners, players, reason}")
     s.outcome = (
         None
         if out is None

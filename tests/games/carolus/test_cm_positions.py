@@ -69,3 +69,29 @@ def test_a_position_with_every_disc_played_starts_with_the_lowest() -> None:
     game = from_position(data)
     assert (game.phase, game.turn) == ("discs", "white")
     assert "disc 3 was already played" in (game.why_illegal(Disc("white", 3)) or "")
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("phase", "dancing", "phase: 'dancing' is not one of"),
+        ("turn", "grey", "turn: 'grey' is not a player"),
+        ("rolls", [["white", 9]], "rolls: must be a list of [player, number of dice]"),
+        ("hands", {"white": [6]}, "hands.white: must be a list of discs"),
+        ("outcome", "won", "outcome: must be null or {winners, players, reason}"),
+        ("extra", 1, "extra: unknown key"),
+    ],
+)
+def test_bad_game_state(key: str, value: object, message: str) -> None:
+    state = to_state(Game.new(2, seed=1))
+    state[key] = value
+    with pytest.raises(PositionError) as info:
+        from_state(state)
+    assert str(info.value).startswith(message)
+
+
+def test_bad_position_inside_a_game_state_names_the_full_path() -> None:
+    state = to_state(Game.new(2, seed=1))
+    state["position"]["charlemagne"] = "t99"
+    with pytest.raises(PositionError, match=r"^position\.charlemagne: 't99'"):
+        from_state(state)

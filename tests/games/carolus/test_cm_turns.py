@@ -300,3 +300,24 @@ def test_unknown_rule_option_is_a_position_error() -> None:
         Options.from_dict({"speed": 2})
     with pytest.raises(PositionError, match=r"options\.end_tiebreak: 'coin'"):
         Options.from_dict({"end_tiebreak": "coin"})
+
+
+def test_a_game_with_every_cube_used_and_nothing_to_gain_is_stalled() -> None:
+    # 15 cubes per colour, all on the ring, no court, no reserve, no castle: nothing can change.
+    knights = {
+        f"t{i:02d}": {c: 3 for c in ("red", "blue", "yellow", "green", "pink")} for i in range(1, 6)
+    }
+    pos = position(
+        knights=knights, discs={"white": 1, "black": 2}, options={"cubes_per_colour": 15}
+    )
+    assert from_position(pos).is_stalled()
+    # With both courts holding red, an empty red supply would bring knights back: not stalled.
+    knights["t01"]["red"] = 1
+    pos = position(
+        knights=knights,
+        courts={"white": {"red": 1}, "black": {"red": 1}},
+        influence={"red": "white"},
+        discs={"white": 1, "black": 2},
+        options={"cubes_per_colour": 15},
+    )
+    assert not from_position(pos).is_stalled()
