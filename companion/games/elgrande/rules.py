@@ -409,6 +409,9 @@ def _next_round(st: State) -> None:
         return
     st.round = nxt
     st.phase = "reveal"
+    if _next_stack(st) is None:  # only if a group's card file holds too few cards for 9 rounds
+        st.face_up.append(KING_CARD)
+        st.phase = "power"
 
 
 # --- why a move is illegal -----------------------------------------------------------------------
