@@ -9,9 +9,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from companion.games.carolus.analysis import analyze
 from companion.games.carolus.game import Game
-from companion.games.carolus.moves import Move
-from companion.games.carolus.position import from_state, to_state
+from companion.games.carolus.moves import Charlemagne, Move
+from companion.games.carolus.position import from_state, to_position, to_state
 from companion.games.carolus.selfplay import (
     invariant_violations,
     random_move,
@@ -80,3 +81,38 @@ def test_selfplay_reports_games_and_no_violations() -> None:
     assert report.violations == []
     assert report.finished + report.stalled == 4
     assert report.moves > 4 * 50
+
+
+@settings(max_examples=15, deadline=None)
+@given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 10**6))
+def test_the_analysis_predicts_what_each_stop_really_does(players: int, seed: int) -> None:
+    rng = random.Random(seed)
+    game = Game.new(players, seed=seed)
+    checked = 0
+    while not game.is_game_over() and not game.is_stalled() and checked < 12:
+        if game.phase == "charlemagne":
+            analysis = analyze(game)
+            mover = game.turn
+            assert mover is not None and analysis["to_move"]["player"] == mover
+            for choice in analysis["choices"]:
+                trial = game.copy()
+                region = choice["region"]
+                before = {t["id"]: t["castle"] for t in to_position(trial)["ring"]}
+                trial.push(Charlemagne(mover, choice["steps"]))
+                after = {t["id"]: t["castle"] for t in to_position(trial)["ring"]}
+                changed = {t for t in before if before[t] != after[t]}
+                if choice["outcome"] in ("keep", "none"):
+                    assert changed == set()
+                elif choice["outcome"] == "build":
+                    assert len(changed) == 1 and changed <= set(region)
+                    assert after[changed.pop()] == choice["by"]
+                else:
+                    assert changed and changed <= set(region)
+                    assert {after[t] for t in changed} - {None} == {choice["by"]}
+                groups = to_position(trial)["regions"]
+                if choice["merged"] is not None:
+                    assert choice["merged"] in groups
+                assert len(trial.state.regions) == choice["regions_left"]
+                assert (trial.outcome() is not None) == (choice["ends_game"] is not None)
+            checked += 1
+        game.push(random_move(game, rng))
