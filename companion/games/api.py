@@ -41,6 +41,9 @@ class SelfplayReport:
     moves: int
     seconds: float
     violations: list[str] = field(default_factory=list)
+    stalled: int = 0
+    """Games stopped without an outcome because no rule could ever end them (Carolus Magnus:
+    every cube in play and no stop of Charlemagne changes anything)."""
 
     @property
     def games_per_second(self) -> float:

@@ -119,6 +119,10 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         f"{report.game}: {report.games} games, {report.players} players, {report.moves} moves "
         f"in {report.seconds:.2f} s: {report.games_per_second:.1f} games/s"
     )
+    if report.stalled:
+        print(
+            f"{report.stalled} of them stalled: no move could change anything, so no rule ends them"
+        )
     for v in report.violations:
         print(f"invariant broken: {v}", file=sys.stderr)
     return 1 if report.violations else 0

@@ -20,7 +20,6 @@ MOVE_LIMIT = 20_000  # far beyond any real game; reaching it means the engine lo
 @dataclass
 class CarolusSelfplayReport(SelfplayReport):
     finished: int = 0
-    stalled: int = 0  # every cube used up and no stop changes anything: the rules never end
 
 
 def invariant_violations(s: State) -> list[str]:
