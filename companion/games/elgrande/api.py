@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.games.api import ReplayResult, SelfplayReport
 from companion.games.elgrande.analysis import analyze, format_text
 from companion.games.elgrande.position import position_from_json
+from companion.games.elgrande.record import replay as replay_record
+from companion.games.elgrande.selfplay import selfplay as play_random_games
 from companion.games.errors import PositionError
 
 GAME_ID = "el-grande"
@@ -21,3 +24,11 @@ def analyze_position(
 
 def format_analysis(analysis: dict[str, Any]) -> str:
     return format_text(analysis)
+
+
+def replay(text: str) -> ReplayResult:
+    return replay_record(text)
+
+
+def selfplay(players: int, games: int, seed: int) -> SelfplayReport:
+    return play_random_games(players, games, seed)
