@@ -136,3 +136,32 @@ def test_full_edge_buffer_drops_new_edges_instead_of_overwriting(board_module: A
         b.pin.handler(b.pin)
     assert (b._head - b._tail) % board.EDGE_SLOTS == board.EDGE_SLOTS - 1
     assert b._levels[0] == 0
+
+
+@pytest.mark.parametrize(("beam_level", "safe_file", "runs"), [(1, False, True), (0, False, False),
+                                                              (1, True, False)])  # fmt: skip
+def test_main_starts_the_firmware_unless_safe_mode(
+    board_module: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    beam_level: int,
+    safe_file: bool,
+    runs: bool,
+) -> None:
+    import runpy
+
+    started = []
+    monkeypatch.setattr(board_module, "run", lambda: started.append(True))
+    monkeypatch.setattr(sys.modules["tower"], "board", board_module, raising=False)
+    if safe_file:
+        (tmp_path / "safe.txt").touch()
+
+    def pin(number: int, *args: object) -> FakePin:
+        p = FakePin(number)
+        p.level = beam_level
+        return p
+
+    pin.IN, pin.PULL_UP = 0, 1  # type: ignore[attr-defined]
+    monkeypatch.setattr(sys.modules["machine"], "Pin", pin)
+    runpy.run_path(str(Path(__file__).resolve().parents[2] / "firmware" / "main.py"))
+    assert started == ([True] if runs else [])
