@@ -256,7 +256,7 @@ def draw_flats(img: U8, canvas: Canvas, layout: Layout, scene: Scene) -> None:
             _outline(img, canvas, poly, (70, 100, 90), 1.0)
             draw_marker(img, canvas, layout.tile_marker(flat.id), flat.pose)
             _text(
-                img, canvas, flat.id, flat.pose.apply((0, 20)), 4.5, (70, 100, 90), flat.pose.angle
+                img, canvas, flat.id, flat.pose.apply((0, 31)), 4.5, (70, 100, 90), flat.pose.angle
             )
         elif flat.kind == "court_card":
             assert layout.court_card is not None

@@ -104,39 +104,10 @@ def draw_hand(img: U8, hand: Hand, reach: float = 1.0) -> F32:
             [sx - nx * half * 1.2, sy - ny * half * 1.2],
         ]
     )
-    angle = math.degrees(math.atan2(uy, ux))
     shadow = np.zeros((h, w), np.float32)
     off = (hand.width * 0.35, hand.width * 0.45)
-    for target, value, shift in ((shadow, 1.0, off), (mask, 1.0, (0.0, 0.0))):
-        pts = arm + np.array(shift)
-        cv2.fillConvexPoly(target, np.round(pts).astype(np.int32), value, cv2.LINE_AA)
-        centre = (round(tx + shift[0] + ux * half * 0.6), round(ty + shift[1] + uy * half * 0.6))
-        cv2.ellipse(
-            target,
-            centre,
-            (round(half * 1.05), round(half * 0.95)),
-            angle,
-            0,
-            360,
-            value,
-            -1,
-            cv2.LINE_AA,
-        )
-        for k in range(4):
-            spread = (k - 1.5) * half * 0.42
-            fx = tx + shift[0] + ux * half * 1.5 + nx * spread
-            fy = ty + shift[1] + uy * half * 1.5 + ny * spread
-            cv2.ellipse(
-                target,
-                (round(fx), round(fy)),
-                (round(half * 0.55), round(half * 0.16)),
-                angle,
-                0,
-                360,
-                value,
-                -1,
-                cv2.LINE_AA,
-            )
+    for target, shift in ((shadow, off), (mask, (0.0, 0.0))):
+        _arm_shape(target, arm + np.array(shift), (tx + shift[0], ty + shift[1]), (ux, uy), half)
     shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), hand.width * 0.25), np.float32)
     base = img.astype(np.float32) * (1 - 0.45 * shadow[..., None])
     # Skin shaded across the arm (rounder look), darker towards the edge it comes from.
@@ -147,6 +118,33 @@ def draw_hand(img: U8, hand: Hand, reach: float = 1.0) -> F32:
     m = mask[..., None]
     img[:] = np.clip(base * (1 - m) + skin * m, 0, 255).astype(np.uint8)
     return mask
+
+
+def _arm_shape(
+    target: F32,
+    arm: NDArray[np.float64],
+    tip: tuple[float, float],
+    u: tuple[float, float],
+    half: float,
+) -> None:
+    """Forearm band, palm, four fingers and a thumb, filled with 1.0 into ``target``."""
+    (tx, ty), (ux, uy) = tip, u
+    nx, ny = -uy, ux
+    angle = math.degrees(math.atan2(uy, ux))
+    cv2.fillConvexPoly(target, np.round(arm).astype(np.int32), 1.0, cv2.LINE_AA)
+
+    def blob(along: float, across: float, axes: tuple[float, float], turn: float = 0.0) -> None:
+        centre = (
+            round(tx + ux * half * along + nx * half * across),
+            round(ty + uy * half * along + ny * half * across),
+        )
+        size = (max(1, round(half * axes[0])), max(1, round(half * axes[1])))
+        cv2.ellipse(target, centre, size, angle + turn, 0, 360, 1.0, -1, cv2.LINE_AA)
+
+    blob(0.7, 0.0, (1.25, 1.1))
+    for k in range(4):
+        blob(2.1, (k - 1.5) * 0.5, (0.8, 0.2))
+    blob(1.0, 1.35, (0.6, 0.22), 40.0)
 
 
 def sensor(img: U8, conditions: Conditions, rng: np.random.Generator) -> U8:

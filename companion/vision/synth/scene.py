@@ -470,7 +470,7 @@ def carolus_scene(
         scene.tile_areas[tile_id] = poly
         scene.flats.append(Flat("tile", tile_id, pose, layout.tile(tile_id).marker, tile_id))
         p = Placer(poly, rng, conditions)
-        p.block(pose.x, pose.y, layout.tile_marker_size + 8, math.radians(pose.angle))
+        p.block(pose.x, pose.y, layout.tile_marker_size * 4 / 3 + 8, math.radians(pose.angle))
         tile_placers[tile_id] = p
 
     charlemagne = position.get("charlemagne")
