@@ -22,6 +22,9 @@ SDA_PIN = 4
 SCL_PIN = 5
 STORE_FILE = "drops.bin"
 EDGE_SLOTS = 64  # edges buffered between two loop passes (a cube makes two)
+# One colour reading per integration period (24 ms): reading faster returns the same sample twice,
+# which the watcher would take for two agreeing readings.
+SENSOR_PERIOD_US = 24000
 
 micropython.alloc_emergency_exception_buf(100)
 
@@ -55,6 +58,7 @@ class Board:
         self._tail = 0  # read by the loop
         self._last_ticks = time.ticks_us()
         self.now_us = 0  # device time: unwrapped microseconds since boot
+        self._last_read = -SENSOR_PERIOD_US
         self.sensor = None
         self.watcher = None
         if with_colour:
@@ -92,7 +96,8 @@ class Board:
         if rx:
             self.tower.receive(rx)
         now = self._clock(time.ticks_us())
-        if self.sensor is not None:
+        if self.sensor is not None and now - self._last_read >= SENSOR_PERIOD_US:
+            self._last_read = now
             code = self.watcher.feed(*self.sensor.read())
             if code is not None:
                 self.tower.colour(code)

@@ -100,6 +100,11 @@ def test_cube_across_tick_wrap_is_one_drop_with_its_colour(board_module: Any) ->
     out += b.step(b"")
     assert fw_cases.drops(out) == [], "no colour yet: the drop waits for the sensor"
     bus.crgb = (1000, 560, 230, 210)  # the red cube arrives on the ramp
+    clock.t += 20000
+    for _ in range(3):  # loop passes within one integration period: one reading, not three
+        clock.t += 2000
+        out += b.step(b"")
+    assert fw_cases.drops(out) == []
     for _ in range(3):
         clock.t += 25000
         out += b.step(b"")
