@@ -103,12 +103,23 @@ def _json(event: object, reveal: bool) -> dict[str, Any]:
 
 
 def cmd_listen(args: argparse.Namespace) -> int:
+    import serial
+
     from companion.devices.tower_link import TowerLink, check_port, find_tower_port
 
     try:
         port = check_port(args.port) if args.port else find_tower_port()
+        # Fail now, with the reason, rather than retry for ever on a port we may not open.
+        serial.serial_for_url(port, timeout=0).close()
     except DeviceError as exc:
         print(f"companion tower listen: {exc}", file=sys.stderr)
+        return 2
+    except (serial.SerialException, OSError, ValueError) as exc:
+        print(
+            f"companion tower listen: cannot open {port}: {exc} (is it a serial port? "
+            "is your user in the dialout group?)",
+            file=sys.stderr,
+        )
         return 2
     events: queue.Queue[object] = queue.Queue()
     drops = 0

@@ -23,6 +23,12 @@ def test_listen_to_a_missing_port_is_exit_2_with_a_clear_message() -> None:
     assert out.stdout == ""
 
 
+def test_listen_to_something_that_is_not_a_serial_port_is_exit_2() -> None:
+    out = run("tower", "listen", "--port", "/dev/null")
+    assert out.returncode == 2
+    assert "cannot open /dev/null" in out.stderr and "serial port" in out.stderr
+
+
 def test_simulate_rejects_a_bad_script_with_exit_2(tmp_path: Path) -> None:
     script = tmp_path / "game.txt"
     script.write_text("rate 5\ndrops 3 purple\n", encoding="utf-8")
