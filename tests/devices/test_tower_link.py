@@ -69,6 +69,17 @@ def test_1000_drops_through_corruption_unplugs_and_a_reset_arrive_exactly_once()
     assert states(got).count(ev.DEVICE_RESET) == 1
 
 
+def test_lost_frames_and_garbage_between_frames() -> None:
+    events: queue.Queue[object] = queue.Queue()
+    sim = TowerSimulator(seed=9, lose=0.1, garbage=0.1, config=FAST)
+    with sim, TowerLink(events, sim.port):
+        sim.play(script_from_options(200, 1000))
+        got = collect(events, lambda g: len(drops_of(g)) >= 200, timeout=10)
+        got += collect(events, lambda g: False, timeout=0.2)
+    assert sim.stats["lost"] > 5 and sim.stats["garbage"] > 5
+    assert [d.seq for d in drops_of(got)] == list(range(1, 201))
+
+
 def test_link_waits_for_a_port_that_appears_later(tmp_path: Path) -> None:
     events: queue.Queue[object] = queue.Queue()
     sim = TowerSimulator(link_dir=tmp_path, config=FAST)
