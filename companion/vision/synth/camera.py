@@ -123,11 +123,18 @@ def make_camera(
     R = c2b.T
     t = -R @ centre
     w, h = conditions.width, conditions.height
-    # Choose the focal length so the extent's corners span ``fill`` of the limiting image side.
+    # Choose the focal length so the extent's outline spans ``fill`` of the limiting image side
+    # as the lens draws it: distortion acts on normalised coordinates, which do not depend on f.
     x0, y0, x1, y1 = extent
-    corners = np.array([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]], dtype=np.float64)
-    cam = corners @ R.T + t
+    t_ = np.linspace(0.0, 1.0, 9)
+    xs = np.concatenate([x0 + (x1 - x0) * t_, np.full(9, x1), x1 - (x1 - x0) * t_, np.full(9, x0)])
+    ys = np.concatenate([np.full(9, y0), y0 + (y1 - y0) * t_, np.full(9, y1), y1 - (y1 - y0) * t_])
+    outline = np.column_stack([xs, ys, np.zeros(len(xs))])
+    cam = outline @ R.T + t
     nx, ny = cam[:, 0] / cam[:, 2], cam[:, 1] / cam[:, 2]
+    r2 = nx * nx + ny * ny
+    radial = 1 + k1 * r2 + k2 * r2 * r2
+    nx, ny = nx * radial, ny * radial
     f = fill * min(w / (2 * np.abs(nx).max()), h / (2 * np.abs(ny).max()))
     K = np.array([[f, 0, (w - 1) / 2], [0, f, (h - 1) / 2], [0, 0, 1]], dtype=np.float64)
     dist = np.array([k1, k2, 0.0, 0.0, 0.0])
