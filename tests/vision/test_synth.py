@@ -257,3 +257,16 @@ def test_pieces_do_not_overlap() -> None:
     points = [np.array(c["board"]) for c in truth["cubes"] + truth["pieces"]]
     for a, b in itertools.combinations(points, 2):
         assert np.linalg.norm(a - b) > 9.0  # cubes are 10 mm: centres never closer
+
+
+def test_a_crowded_territory_is_packed_in_rows() -> None:
+    pos = position("carolus_two_players.json")
+    pos["ring"][0]["knights"] = {c: 5 for c in ("red", "blue", "yellow", "green", "pink")}
+    pos["ring"][0]["castle"] = "white"
+    _, truth = render(pos, seed=1, conditions=SMALL)
+    assert truth["counts"]["t01"] == pos["ring"][0]["knights"]
+    on_tile = [np.array(c["board"]) for c in truth["cubes"] if c["area"] == "t01"]
+    on_tile += [np.array(p["board"]) for p in truth["pieces"] if p["area"] == "t01"]
+    assert len(on_tile) == 27  # 25 knights, the castle and Charlemagne
+    for a, b in itertools.combinations(on_tile, 2):
+        assert np.linalg.norm(a - b) > 9.0

@@ -179,12 +179,25 @@ class _Box:
 class Placer:
     """Puts square footprints into an area without overlaps, some pushed against each other."""
 
-    def __init__(self, polygon: Polygon, rng: np.random.Generator, conditions: Conditions) -> None:
+    def __init__(
+        self,
+        polygon: Polygon,
+        rng: np.random.Generator,
+        conditions: Conditions,
+        grid_angle: float = 0.0,
+    ) -> None:
         self.polygon = polygon
+        self.grid_angle = grid_angle  # radians: how tight rows lie when the area is crowded
         self.rng = rng
         self.conditions = conditions
         self.boxes: list[_Box] = []
         self.cubes: list[_Box] = []
+        self.dense = False
+
+    def expect(self, cubes: int, size: float) -> None:
+        """Announce how many cubes will come: a crowded area is filled in tidy rows instead."""
+        free = self.polygon.area - sum((2 * b.half) ** 2 for b in self.boxes)
+        self.dense = cubes * (size * 1.15) ** 2 > 0.3 * free
 
     def block(self, x: float, y: float, size: float, angle: float = 0.0) -> None:
         """Keep a square free (a marker, a label)."""
@@ -201,12 +214,11 @@ class Placer:
         size: float,
         *,
         touching: bool = True,
-        anchor: tuple[float, float] | None = None,
         what: str = "piece",
     ) -> tuple[float, float, float]:
         """A free spot ``(x, y, angle°)`` for a square footprint of side ``size``."""
         rng = self.rng
-        if touching and self.cubes and rng.random() < self.conditions.touching:
+        if touching and not self.dense and self.cubes and rng.random() < self.conditions.touching:
             for _ in range(12):
                 base = self.cubes[int(rng.integers(len(self.cubes)))]
                 if abs(base.half * 2 - size) > 0.1:
@@ -222,18 +234,28 @@ class Placer:
                 if self._fits(box, 0.0, skip=base) and not box.overlaps(base, -0.3 * size):
                     return self._take(box, cube=True)
         x0, y0, x1, y1 = self.polygon.bbox
-        for attempt in range(3000):
-            if anchor is not None and attempt < 200:
-                spread = 3 + attempt * 0.3
-                x = anchor[0] + rng.normal(0, spread)
-                y = anchor[1] + rng.normal(0, spread)
-            else:
-                x, y = rng.uniform(x0, x1), rng.uniform(y0, y1)
+        for _ in range(0 if self.dense and touching else 600):
+            x, y = rng.uniform(x0, x1), rng.uniform(y0, y1)
             box = _Box(x, y, size / 2, rng.uniform(0, math.pi / 2))
             if self._fits(box, 1.0):
                 return self._take(box, cube=touching)
+        # A crowded area: players then push cubes into tight rows. Try a lattice (turned like the
+        # area, e.g. a tile) from the middle outwards.
+        cx, cy = self.polygon.centroid
+        c, s = math.cos(self.grid_angle), math.sin(self.grid_angle)
+        pitch = size * 1.03
+        reach = int(math.hypot(x1 - x0, y1 - y0) / pitch) + 1
+        cells = sorted(
+            ((i, j) for i in range(-reach, reach + 1) for j in range(-reach, reach + 1)),
+            key=lambda ij: ij[0] ** 2 + ij[1] ** 2,
+        )
+        for i, j in cells:
+            dx, dy = i * pitch, j * pitch
+            box = _Box(cx + c * dx - s * dy, cy + s * dx + c * dy, size / 2, self.grid_angle)
+            if self._fits(box, 0.2):
+                return self._take(box, cube=touching)
         raise RenderError(
-            f"cannot fit another {what} of {size:g} mm into the area; "
+            f"cannot fit another {what} ({size:g} mm) into its area; "
             "the layout's area is too small for this position"
         )
 
@@ -324,7 +346,9 @@ def el_grande_scene(
     for region, counts in regions.items():
         if region not in EL_GRANDE_REGIONS:
             raise _fail(f"regions.{region}", "not a region id")
-        for colour, n in _colour_counts(counts, f"regions.{region}", EL_GRANDE_COLOURS).items():
+        region_counts = _colour_counts(counts, f"regions.{region}", EL_GRANDE_COLOURS)
+        placer(region).expect(sum(region_counts.values()), cube)
+        for colour, n in region_counts.items():
             if n and colour not in colours:
                 raise _fail(f"regions.{region}.{colour}", "not among players")
             _cubes(scene, placer(region), region, colour, n, cube)
@@ -349,6 +373,7 @@ def el_grande_scene(
             raise _fail(f"courts.{colour}", "not among players")
         seat = colours.index(colour) + 1
         area = layout.seat_area("court", seat).id
+        placer(area).expect(n, cube)
         _cubes(scene, placer(area), area, colour, n, cube)
     return scene
 
@@ -469,8 +494,8 @@ def carolus_scene(
         poly = layout.tile_polygon(tile_id, pose)
         scene.tile_areas[tile_id] = poly
         scene.flats.append(Flat("tile", tile_id, pose, layout.tile(tile_id).marker, tile_id))
-        p = Placer(poly, rng, conditions)
-        p.block(pose.x, pose.y, layout.tile_marker_size * 4 / 3 + 8, math.radians(pose.angle))
+        p = Placer(poly, rng, conditions, math.radians(pose.angle))
+        p.block(pose.x, pose.y, layout.tile_marker_size * 4 / 3 + 4, math.radians(pose.angle))
         tile_placers[tile_id] = p
 
     charlemagne = position.get("charlemagne")
@@ -502,6 +527,7 @@ def carolus_scene(
             x, y, a = tile_placers[tile_id].place(castle_w, touching=False, what="castle")
             scene.pieces.append(Piece("castle", castle, tile_id, x, y, a, castle_w, castle_h))
         knights = _colour_counts(item.get("knights", {}), f"ring[{i}].knights", CAROLUS_COLOURS)
+        tile_placers[tile_id].expect(sum(knights.values()), cube)
         for colour, n in knights.items():
             _cubes(scene, tile_placers[tile_id], tile_id, colour, n, cube)
 
@@ -530,7 +556,9 @@ def carolus_scene(
             raise _fail(f"reserves.{name}", "not among players")
         area = layout.seat_area("reserve", players.index(name) + 1).id
         p = Placer(layout.polygon(area), rng, conditions)
-        for colour, n in _colour_counts(counts, f"reserves.{name}", CAROLUS_COLOURS).items():
+        reserve = _colour_counts(counts, f"reserves.{name}", CAROLUS_COLOURS)
+        p.expect(sum(reserve.values()), cube)
+        for colour, n in reserve.items():
             _cubes(scene, p, area, colour, n, cube)
 
     castles_left = _obj(position.get("castles_left", {}), "castles_left")
