@@ -109,14 +109,19 @@ def draw_hand(img: U8, hand: Hand, reach: float = 1.0) -> F32:
     for target, shift in ((shadow, off), (mask, (0.0, 0.0))):
         _arm_shape(target, arm + np.array(shift), (tx + shift[0], ty + shift[1]), (ux, uy), half)
     shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), hand.width * 0.25), np.float32)
-    base = img.astype(np.float32) * (1 - 0.45 * shadow[..., None])
-    # Skin shaded across the arm (rounder look), darker towards the edge it comes from.
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    # Only the part of the picture the arm or its shadow touches is recomputed.
+    touched = np.argwhere((shadow > 0.004) | (mask > 0))
+    if len(touched) == 0:
+        return mask
+    (y0, x0), (y1, x1) = touched.min(axis=0), touched.max(axis=0) + 1
+    roi = img[y0:y1, x0:x1]
+    m = mask[y0:y1, x0:x1, None]
+    base = roi.astype(np.float32) * (1 - 0.45 * shadow[y0:y1, x0:x1, None])
+    # Skin shaded across the arm, for a rounder look.
+    ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float32)
     across = np.clip(1 - np.abs((xs - sx) * nx + (ys - sy) * ny) / (half * 1.3), 0, 1)
-    shade = 0.72 + 0.3 * across
-    skin = np.array(hand.skin, np.float32)[None, None, :] * shade[..., None]
-    m = mask[..., None]
-    img[:] = np.clip(base * (1 - m) + skin * m, 0, 255).astype(np.uint8)
+    skin = np.array(hand.skin, np.float32)[None, None, :] * (0.72 + 0.3 * across)[..., None]
+    roi[:] = np.clip(base * (1 - m) + skin * m, 0, 255).astype(np.uint8)
     return mask
 
 
