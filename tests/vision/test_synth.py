@@ -68,6 +68,7 @@ def test_el_grande_truth_counts_follow_the_position() -> None:
     assert {("grande", c, r) for c, r in pos["grandes"].items()} <= kinds
     assert ("tower", "tower", "castillo") in kinds
     assert truth["scoreboards"] == {"valencia": [8, 4, 0]}
+    assert truth["scoreboards_resting"] == [[4, 0, 0]]
 
 
 def test_el_grande_courts_default_to_the_setup_seven() -> None:

@@ -297,6 +297,7 @@ def _truth(prep: _Prepared, mask: F32, hand: dict[str, Any] | None) -> dict[str,
     }
     if scene.game == "el-grande":
         truth["scoreboards"] = scene.scoreboards
+        truth["scoreboards_resting"] = scene.resting_scoreboards
         truth["seats"] = {f"court_{i + 1}": p for i, p in enumerate(scene.players)}
     else:
         truth["dice"] = [p.faces[0] for p in scene.pieces if p.kind == "die"]

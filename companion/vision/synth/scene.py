@@ -27,6 +27,7 @@ from companion.vision.synth.conditions import Conditions
 EL_GRANDE_COLOURS = ("yellow", "green", "blue", "red", "black")
 CASTLE_COLOURS = ("white", "black", "grey")
 DIE_FACES = (*CAROLUS_COLOURS, "crown")
+MOBILE_SCOREBOARDS = ([8, 4, 0], [4, 0, 0])  # rules, section 1
 COURT_START = 7  # El Grande: caballeros in each court at setup (rules, section 1)
 
 EL_GRANDE_KEYS = {
@@ -98,6 +99,7 @@ class Scene:
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     hidden: dict[str, str] = field(default_factory=dict)
     scoreboards: dict[str, list[int]] = field(default_factory=dict)
+    resting_scoreboards: list[list[int]] = field(default_factory=list)
     tile_areas: dict[str, Polygon] = field(default_factory=dict)  # Carolus: placed tiles
     court_rows: dict[str, Polygon] = field(default_factory=dict)  # Carolus: "court_1.red" → row
     regions: list[list[str]] = field(default_factory=list)
@@ -331,6 +333,16 @@ def el_grande_scene(
             x, y, a = placer(area).place(30.0, touching=False, what="mobile scoreboard")
             pose = Pose(x, y, a)
         scene.flats.append(Flat("scoreboard", area, pose, label=" ".join(map(str, values))))
+    # The box's other mobile scoreboards wait on their rest, if the layout has one.
+    rest = layout.areas_of_kind("scoreboard_rest")
+    if rest:
+        for values in MOBILE_SCOREBOARDS:
+            if values in scene.scoreboards.values():
+                continue
+            x, y, a = placer(rest[0].id).place(30.0, touching=False, what="mobile scoreboard")
+            label = " ".join(map(str, values))
+            scene.flats.append(Flat("scoreboard", rest[0].id, Pose(x, y, a), label=label))
+            scene.resting_scoreboards.append(list(values))
 
     if king is not None:
         size = _piece_size(layout, "king", "diameter", 22)
