@@ -18,7 +18,14 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision import homography as hg
-from companion.vision.colour import ColourModel, Lab, nominal_model, sample_lab
+from companion.vision.colour import (
+    L_WEIGHT,
+    ColourModel,
+    Lab,
+    lab_distance,
+    nominal_model,
+    sample_lab,
+)
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.errors import VisionError
 from companion.vision.layout import Layout, Polygon
@@ -55,6 +62,8 @@ class Calibration:
     colours: ColourModel
     lens: hg.Lens | None = None
     sampled: tuple[str, ...] = field(default=())  # colours measured on the table, not nominal
+    # Counted pixels of one cube top over the model's, per colour, measured on the set-up frame.
+    factors: Mapping[str, float] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         w, h = self.image_size
@@ -83,6 +92,7 @@ class Calibration:
                 "distortion": list(self.lens.distortion),
             },
             "sampled": list(self.sampled),
+            "factors": {c: round(f, 4) for c, f in self.factors.items()},
         }
 
     def save(self, path: str | Path) -> None:
@@ -118,6 +128,7 @@ class Calibration:
                     tuple(float(v) for v in lens["distortion"]),
                 ),
                 sampled=tuple(data.get("sampled", ())),
+                factors={str(c): float(f) for c, f in dict(data.get("factors", {})).items()},
             )
         except CalibrationError:
             raise
@@ -179,9 +190,67 @@ def uncalibrated(
     """A calibration from one frame: markers found now, nominal piece colours, board sampled."""
     h, detected = locate_board(image, layout, lens)
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
-    masks = [polygon_mask(lab.shape[:2], h, a.polygon, erode=2) for a in layout.areas]
-    model = nominal_model(piece_colours(layout.game), background_refs(lab, masks))
-    return _make(image, layout, h, detected, model.with_config(config), lens, ())
+    pieces = nominal_model(piece_colours(layout.game))
+    bg = board_colours(lab, board_mask(lab.shape[:2], h, layout, detected, lens), pieces.pieces)
+    model = ColourModel(pieces.pieces, bg, config.reject_distance, config.background_distance)
+    return _make(image, layout, h, detected, model, lens, ())
+
+
+def board_mask(
+    shape: tuple[int, int],
+    h: FloatArray,
+    layout: Layout,
+    detected: Mapping[int, FloatArray],
+    lens: hg.Lens | None = None,
+) -> Image:
+    """The board in the image, without its printed markers."""
+    bw, bh = layout.board_size
+    mask: Image = np.zeros(shape, np.uint8)
+    outline = hg.project(h, [(0, 0), (bw, 0), (bw, bh), (0, bh)], lens)
+    cv2.fillPoly(mask, [np.round(outline).astype(np.int32)], 255)
+    for corners in detected.values():
+        c = np.asarray(corners)
+        m = c.mean(axis=0)
+        cv2.fillConvexPoly(mask, np.round(m + (c - m) * 1.5).astype(np.int32), 0)
+    return mask
+
+
+def board_colours(
+    lab: Image,
+    mask: Image,
+    pieces: Mapping[str, tuple[Lab, ...]],
+    clusters: int = 16,
+    min_share: float = 0.004,
+    piece_distance: float = DEFAULT_CONFIG.reject_distance,
+) -> tuple[Lab, ...]:
+    """The board's own colours: the main colour clusters of the board that are no piece colour.
+
+    The board's print, its sea, its frame, its shaded parts: whatever most of the board looks
+    like. Pieces cover little of it, and clusters near a piece colour are left out.
+    """
+    pixels = lab[mask > 0].astype(np.float32)
+    if pixels.shape[0] < clusters:
+        return ()
+    step = max(1, pixels.shape[0] // 20000)
+    sample = np.ascontiguousarray(pixels[::step])
+    sample[:, 0] *= L_WEIGHT
+    cv2.setRNGSeed(11)
+    start = np.zeros((sample.shape[0], 1), np.int32)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
+    _, labels, centres = cv2.kmeans(sample, clusters, start, crit, 2, cv2.KMEANS_PP_CENTERS)
+    flat = np.asarray(labels).ravel()
+    share = np.bincount(flat, minlength=clusters) / flat.size
+    refs = []
+    for centre, part in zip(centres, share, strict=True):
+        if part < min_share:
+            continue
+        lab_c = (float(centre[0] / L_WEIGHT), float(centre[1]), float(centre[2]))
+        near_piece = any(
+            lab_distance(lab_c, ref) < piece_distance for group in pieces.values() for ref in group
+        )
+        if not near_piece:
+            refs.append(lab_c)
+    return tuple(refs)
 
 
 def _make(
@@ -244,7 +313,13 @@ def calibrate(
             pieces[colour] = ((float(med[0]), float(med[1]), float(med[2])),)
     model = ColourModel(pieces, bg, config.reject_distance, config.background_distance)
     detected = {i: np.array(c) for i, c in base.markers.items()}
-    return _make(image, layout, h, detected, model, lens, tuple(sorted(refs)))
+    made = _make(image, layout, h, detected, model, lens, tuple(sorted(refs)))
+    # How big one cube top reads in each colour, measured where the set-up spreads them out.
+    from companion.vision.pipeline import Reader
+
+    reader = Reader(made, layout, config)
+    reader.read(image)
+    return replace(made, factors=dict(reader.last_factors))
 
 
 def _foreground(lab: Image, mask: Image, bg: tuple[Lab, ...], config: VisionConfig) -> Image:

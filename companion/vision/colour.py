@@ -30,6 +30,8 @@ UNKNOWN = 255
 # Lightness varies with shading far more than hue does; it weighs half in the distance.
 L_WEIGHT = 0.5
 _Q = 2  # quantisation shift: 256 levels -> 64 per channel
+NEUTRAL_CHROMA = 12.0
+NEUTRAL_SHARE = 0.55
 
 
 def bgr_to_lab(bgr: Sequence[int]) -> Lab:
@@ -82,7 +84,11 @@ class ColourModel:
         for index, refs in enumerate(self.pieces.values()):
             for ref in refs:
                 d = _dist(bins, ref)
-                better = (d < best) & (d <= self.reject_distance)
+                # Black, white and grey have no hue to go by: the shaded side of a red cube
+                # is as dark as black, so neutral colours accept only near-neutral pixels.
+                neutral = np.hypot(ref[1] - 128.0, ref[2] - 128.0) < NEUTRAL_CHROMA
+                reach = self.reject_distance * (NEUTRAL_SHARE if neutral else 1.0)
+                better = (d < best) & (d <= reach)
                 labels[better] = index + 1
                 best[better] = d[better]
         for ref in self.background:

@@ -22,10 +22,20 @@ class VisionConfig:
     min_blob_cubes: float = 0.35
     # A blob whose area is this far (in cubes) from a whole number lowers its confidence and
     # raises the "irregular" flag (a stacked, tilted or half-hidden cube).
+    # A cube top's counted pixels over the model's top square, before any measurement (the
+    # dark edge round each top takes its share).
+    top_factor: float = 0.8
+    # A bright top patch this big (share of a cube top) on its own is a whole cube's top;
+    # smaller ones are glints, lit edges or a top cut by a shadow.
+    min_top_cubes: float = 0.55
+    # ... and at least this thick (inscribed radius over a cube's side): a lit side is a
+    # thin strip however long.
+    min_top_thickness: float = 0.3
     irregular_residual: float = 0.38
-    # A big piece is found where the colour mask's inscribed radius exceeds this share of the
-    # piece's own half side (a cluster of small cubes never gets that thick).
-    big_piece_radius_share: float = 0.72
+    # A big piece is found where the colour mask's inscribed radius passes this share of the
+    # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
+    big_piece_radius_share: float = 0.5
+    edge_px: float = 1.0
     # Still-scene gate: mean absolute grey difference (0-255) between consecutive small frames.
     motion_threshold: float = 2.5
     # Share of pixels that must change for a frame pair to count as "moving".

@@ -24,6 +24,7 @@ U8Image = npt.NDArray[Any]
 F32Image = npt.NDArray[Any]
 I32Image = npt.NDArray[Any]
 
+TOP_NOISE = 10.0  # Lab L units: what sensor noise moves a pixel
 _KMEANS = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.2)
 
 
@@ -39,14 +40,15 @@ class Blob:
 
     @property
     def residual(self) -> float:
-        return abs(self.estimate - self.cubes)
+        """How far the area is from a whole number of cubes (0 .. 0.5)."""
+        return abs(self.estimate - round(self.estimate))
 
     @property
     def confidence(self) -> float:
         """1.0 for a clean whole number of cubes that the seeds agree with; lower otherwise."""
         c = max(0.0, 1.0 - 2.0 * self.residual)
-        if self.seeds > self.cubes:
-            c *= 0.5  # more separate cores than the area allows: cubes smaller than expected
+        if self.seeds > round(self.estimate):
+            c *= 0.6  # more separate tops than the area says: a pair hiding its sides
         elif self.seeds < self.cubes:
             c *= 0.9  # touching cubes often show no seam; a mild doubt only
         return c
@@ -56,11 +58,109 @@ class Blob:
 
 
 def clean(mask: U8Image) -> U8Image:
-    """Drop one-pixel specks and fill pinholes (print texture, sensor noise)."""
-    k = np.ones((3, 3), np.uint8)
-    out: U8Image = cv2.morphologyEx(mask, cv2.MORPH_OPEN, k)
-    out = cv2.morphologyEx(out, cv2.MORPH_CLOSE, k)
+    """Drop one-pixel specks (print texture, sensor noise). No closing: the dark seam between
+    two touching cubes is worth keeping."""
+    out: U8Image = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     return out
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One connected component of a colour mask, measured (before any counting)."""
+
+    area: float  # pixels that count: the cube tops when lightness is known, else all
+    centroid: tuple[float, float]
+    bbox: tuple[int, int, int, int]
+    footprint: float  # one cube top's pixel area at the centroid
+    side: float
+    comp: U8Image  # the component's own pixels inside bbox
+    # The bright tops inside: (area, inscribed radius, x, y of the thickest point).
+    tops: tuple[tuple[float, float, float, float], ...] = ()
+
+
+def measure(
+    mask: U8Image,
+    footprint: F32Image | float,
+    cube_side: F32Image | float,
+    lightness: U8Image | None = None,
+    top_share: float = 0.85,
+    raw: U8Image | None = None,
+) -> list[Patch]:
+    """The components of a mask. With ``lightness`` (Lab L), only the tops count: the pixels
+    within ``top_share`` of the blob's bright end. A cube's sides show or hide depending on
+    where it stands and on its neighbours, but n touching cubes always show n tops."""
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    out = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        cx, cy = float(centroids[i][0]), float(centroids[i][1])
+        ix, iy = min(int(cx), mask.shape[1] - 1), min(int(cy), mask.shape[0] - 1)
+        fp = float(footprint[iy, ix]) if isinstance(footprint, np.ndarray) else float(footprint)
+        side = float(cube_side[iy, ix]) if isinstance(cube_side, np.ndarray) else float(cube_side)
+        comp = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
+        counted = float(area)
+        if lightness is not None:
+            own = comp > 0
+            if raw is not None:
+                own &= raw[y : y + h, x : x + w] > 0
+            light = lightness[y : y + h, x : x + w]
+            values = light[own]
+            tops: tuple[tuple[float, float, float, float], ...] = ()
+            if values.size:
+                # The top is the blob's largest flat face: the commonest lightness. Sides are
+                # darker, the edges of a black cube lighter; both fall outside the band.
+                mode = 4.0 * float(np.bincount(values >> 2).argmax()) + 2.0
+                band = max(mode * (1 - top_share), TOP_NOISE)
+                top = (own & (np.abs(light.astype(np.int16) - mode) <= band)).astype(np.uint8)
+                counted = float(np.count_nonzero(top))
+                k, top_labels, top_stats, _ = cv2.connectedComponentsWithStats(top, connectivity=4)
+                found = []
+                for j in range(1, k):
+                    area_j = float(top_stats[j, cv2.CC_STAT_AREA])
+                    if area_j < 0.3 * fp:
+                        continue  # a glint or a sliver: no need to measure its thickness
+                    part = np.pad((top_labels == j).astype(np.uint8), 1)
+                    dist = cv2.distanceTransform(part, cv2.DIST_L2, 3)
+                    _, thick, _, loc = cv2.minMaxLoc(dist)
+                    found.append((area_j, float(thick), loc[0] + x - 1.0, loc[1] + y - 1.0))
+                tops = tuple(found)
+            out.append(Patch(counted, (cx, cy), (x, y, w, h), fp, side, comp, tops))
+            continue
+        out.append(Patch(counted, (cx, cy), (x, y, w, h), fp, side, comp))
+    return out
+
+
+def footprint_factor(
+    patches: list[Patch],
+    prior: float = 1.0,
+    spread: float = 1.5,
+    config: VisionConfig = DEFAULT_CONFIG,
+) -> float:
+    """How much area one cube of this colour really covers here, relative to the model.
+
+    Edges, bevels and the colour model's reach make each colour differ a little. The smallest
+    patches are nearly always single cubes: their median sets the factor, kept within
+    ``spread`` of the prior (the calibration's value) so a frame of only pairs cannot halve
+    every count.
+    """
+    # Thick tops are whole cube tops (seams part touching cubes); without tops, whole blobs.
+    ratios = sorted(
+        a / p.footprint
+        for p in patches
+        for a, thick, _, _ in p.tops
+        if thick >= config.min_top_thickness * p.side
+        and a / p.footprint >= config.min_blob_cubes * prior
+    ) or sorted(
+        p.area / p.footprint
+        for p in patches
+        if p.area / p.footprint >= config.min_blob_cubes * prior
+    )
+    if not ratios:
+        return prior
+    low = ratios[0] if len(ratios) < 3 else ratios[1]  # one odd speck may be smaller
+    singles = [r for r in ratios if r <= 1.4 * low]
+    factor = float(np.median(singles))
+    return min(max(factor, prior / spread), prior * spread)
 
 
 def seed_count(component: U8Image, cube_side: float) -> int:
@@ -73,6 +173,47 @@ def seed_count(component: U8Image, cube_side: float) -> int:
     return max(1, n - 1)
 
 
+def count_patches(
+    patches: list[Patch],
+    factor: float = 1.0,
+    config: VisionConfig = DEFAULT_CONFIG,
+    *,
+    split: npt.NDArray[Any] | None = None,
+) -> list[Blob]:
+    """Cubes in each patch: area over (footprint x factor), rounded; checked by seeds.
+
+    ``split`` marks pixels where a blob must be split into cube centres (near a border);
+    elsewhere a blob's centre stands for all its cubes.
+    """
+    blobs: list[Blob] = []
+    for p in patches:
+        unit = p.footprint * factor
+        estimate = p.area / unit
+        if estimate < config.min_blob_cubes:
+            continue
+        cubes = max(1, round(estimate))
+        x, y, w, h = p.bbox
+        if p.tops:
+            # The dark seams keep touching cubes' tops apart: each whole top is a seed, and a
+            # top that is more than one (seams lost to blur) counts by its area. Lit slivers
+            # of sides are no tops (too thin). The blob's area (estimate) is the cross-check.
+            whole = [
+                a / unit
+                for a, thick, _, _ in p.tops
+                if a / unit >= config.min_top_cubes and thick >= config.min_top_thickness * p.side
+            ]
+            seeds = len(whole)
+            if whole:
+                cubes = sum(max(1, round(a)) for a in whole)
+        else:
+            seeds = seed_count(np.pad(p.comp, 1), p.side)
+        centres: tuple[tuple[float, float], ...] = (p.centroid,) * cubes
+        if cubes > 1 and (split is None or split[y : y + h, x : x + w][p.comp > 0].any()):
+            centres = _split(p.comp, cubes, x, y)
+        blobs.append(Blob(cubes, estimate, seeds, centres, p.bbox))
+    return blobs
+
+
 def find_blobs(
     mask: U8Image,
     footprint: F32Image | float,
@@ -80,32 +221,14 @@ def find_blobs(
     config: VisionConfig = DEFAULT_CONFIG,
     *,
     split: npt.NDArray[Any] | None = None,
+    factor: float = 1.0,
 ) -> list[Blob]:
-    """Blobs of a binary mask (0/255 or 0/1) with their cube counts.
+    """Blobs of a binary mask (0/255 or 0/1) with their cube counts, counted by whole area.
 
     ``footprint``/``cube_side`` give a cube's pixel area and side, either as one number or as a
-    per-pixel map (perspective). ``split`` marks pixels where a blob must be split into cube
-    centres (near a border); elsewhere a blob's centre stands for all its cubes.
+    per-pixel map (perspective).
     """
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    blobs: list[Blob] = []
-    for i in range(1, n):
-        x, y, w, h, area = (int(v) for v in stats[i])
-        cx, cy = float(centroids[i][0]), float(centroids[i][1])
-        ix, iy = min(int(cx), mask.shape[1] - 1), min(int(cy), mask.shape[0] - 1)
-        fp = float(footprint[iy, ix]) if isinstance(footprint, np.ndarray) else float(footprint)
-        side = float(cube_side[iy, ix]) if isinstance(cube_side, np.ndarray) else float(cube_side)
-        estimate = area / fp
-        if estimate < config.min_blob_cubes:
-            continue
-        cubes = max(1, round(estimate))
-        comp = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
-        seeds = seed_count(np.pad(comp, 1), side)
-        centres: tuple[tuple[float, float], ...] = ((cx, cy),) * cubes
-        if cubes > 1 and (split is None or split[y : y + h, x : x + w][comp > 0].any()):
-            centres = _split(comp, cubes, x, y)
-        blobs.append(Blob(cubes, estimate, seeds, centres, (x, y, w, h)))
-    return blobs
+    return count_patches(measure(mask, footprint, cube_side), factor, config, split=split)
 
 
 def _split(comp: U8Image, k: int, x0: int, y0: int) -> tuple[tuple[float, float], ...]:

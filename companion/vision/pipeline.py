@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -28,7 +28,7 @@ from companion.vision import homography as hg
 from companion.vision.calibration import CASTLE_COLOURS, Calibration
 from companion.vision.colour import BACKGROUND, UNKNOWN
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.cubes import Blob, clean, find_blobs
+from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure
 from companion.vision.errors import VisionError
 from companion.vision.layout import Layout, Polygon, Pose
 from companion.vision.observation import Observation
@@ -163,6 +163,10 @@ def build_geometry(
         markers.append(layout.court_marker(s).corners(pose))
     for m in markers:
         cv2.fillConvexPoly(ignore, to_work(_grow(m, 1.25)), 1)
+    # The Castillo tower stands there: tall, brown, hollow; nothing on it is read. It leans
+    # away from the camera in the image, so its whole neighbourhood is left out.
+    for area in layout.areas_of_kind("castillo"):
+        cv2.fillPoly(ignore, [to_work(_grow(area.polygon.points, 1.7))], 1)
     tray = None
     trays = layout.areas_of_kind("dice_tray")
     if trays:
@@ -182,6 +186,16 @@ def build_geometry(
         tray=tray,
         mm_px=cube_px * scale / cube_mm,
     )
+
+
+def fill_holes(mask: Image) -> Image:
+    """The mask with enclosed holes filled (a pawn's glint, a die's pips)."""
+    h, w = mask.shape
+    flood = np.zeros((h + 2, w + 2), np.uint8)
+    outside = (mask == 0).astype(np.uint8)
+    cv2.floodFill(outside, flood, (0, 0), 2)
+    filled: Image = np.where(outside == 1, 1, mask).astype(np.uint8)
+    return filled
 
 
 def _grow(corners: Sequence[tuple[float, float]], factor: float) -> list[tuple[float, float]]:
@@ -207,7 +221,7 @@ def hand_check(labels: Image, lab: Image, geometry: Geometry, config: VisionConf
     b = lab[..., 2]
     skin = (a > 136) & (a < 170) & (b > 136) & (b < 175) & (lab[..., 0] > 60)
     strange = (labels == UNKNOWN) | skin
-    strange &= geometry.board > 0
+    strange &= (geometry.board > 0) & ~geometry.ignore
     mask = clean(strange.astype(np.uint8) * 255)
     n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     limit = config.hand_min_cubes * float(np.median(geometry.footprint[geometry.board > 0]))
@@ -256,6 +270,10 @@ class Reader:
         self.layout = layout
         self.config = config
         self.colours = calibration.colours.with_config(config)
+        self.factors: dict[str, float] = dict(calibration.factors)
+        # A calibrated factor is trusted more: a frame may move it only a little.
+        self.spread = 1.2 if calibration.factors else 1.5
+        self.last_factors: dict[str, float] = {}
         self._geometry: Geometry | None = None
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
 
@@ -303,7 +321,7 @@ class Reader:
         hand = hand_check(labels, lab, geo, self.config)
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
-        return self._read_pieces(labels, geo, tiles or {}, frames)
+        return self._read_pieces(labels, lab[..., 0], geo, tiles or {}, frames)
 
     def read_still(
         self,
@@ -327,7 +345,12 @@ class Reader:
 
     # --- the stages after the hand check --------------------------------------------------------
     def _read_pieces(
-        self, labels: Image, geo: Geometry, tiles: Mapping[str, Pose], frames: int
+        self,
+        labels: Image,
+        lightness: Image,
+        geo: Geometry,
+        tiles: Mapping[str, Pose],
+        frames: int,
     ) -> Observation:
         cfg = self.config
         layout = self.layout
@@ -363,32 +386,55 @@ class Reader:
             vals = win[win > 0]
             return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
 
-        # Figures first: each removes its own pixels' worth of cubes from its blob.
-        subtract: dict[str, list[tuple[tuple[float, float], float]]] = {}
+        # Pawns first: each removes its own pixels from its colour's mask.
         for fig in figure_list:
+            if not fig.round_:
+                continue
             mask = masks.get(fig.colour)
             if mask is None:
                 continue
-            taken = [p for p, _ in subtract.get(fig.colour, [])]
-            found = self._find_figure(mask, fig, geo, taken)
+            found = self._find_figure(mask, fig, geo)
             if found is None:
                 if fig.name in ("king", "charlemagne"):
                     figures[fig.name] = None
                     unread[fig.name] = "not seen on the board"
                 continue
-            (fx, fy), area_px = found
+            (fx, fy), (x, y, body) = found
             figures[fig.name] = place_at(fx, fy)
-            subtract.setdefault(fig.colour, []).append(((fx, fy), area_px))
+            # The figure's own pixels are no cubes; a sliver of edge round it stays behind
+            # and is too small to count.
+            region = mask[y : y + body.shape[0], x : x + body.shape[1]]
+            region[cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0] = 0
 
         if layout.game == "carolus-magnus":
             castles = self._read_castles(masks, geo, place_at)
 
+        measured: dict[str, list[Patch]] = {}
+        factors: dict[str, float] = {}
         for colour in cube_colours:
             mask = masks.get(colour)
             if mask is None:
                 continue
-            blobs = find_blobs(mask, geo.footprint, geo.side, cfg, split=geo.near_border)
-            for blob in _subtract_figures(blobs, subtract.get(colour, []), geo):
+            # Counting by area: close the dark edge between a cube's top and its lit side, so
+            # one cube is one blob (the seams still part the tops, see cubes.measure).
+            closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+            measured[colour] = measure(closed, geo.footprint, geo.side, lightness, raw=mask)
+            grande = next((f for f in figure_list if f.colour == colour and not f.round_), None)
+            if grande is not None:
+                found_top = self._find_big_top(measured[colour], grande, geo)
+                if found_top is not None:
+                    figures[grande.name] = place_at(*found_top)
+            factors[colour] = footprint_factor(
+                measured[colour], self.factors.get(colour, cfg.top_factor), self.spread
+            )
+        # A colour seen only in clusters has no single to measure; the colours agree to
+        # within a third, so the median of all keeps it in line.
+        typical = float(np.median(list(factors.values()))) if factors else cfg.top_factor
+        for colour, patches in measured.items():
+            factor = min(max(factors[colour], typical / 1.35), typical * 1.35)
+            self.last_factors[colour] = factor
+            blobs = count_patches(patches, factor, cfg, split=geo.near_border)
+            for blob in blobs:
                 for cx, cy in blob.centres[: blob.cubes]:
                     pid = place_at(cx, cy)
                     if pid is None:
@@ -402,9 +448,9 @@ class Reader:
                 confidence[pid] = min(confidence[pid], blob.confidence)
                 if blob.residual > cfg.irregular_residual:
                     flags.setdefault(pid, []).append(f"irregular {colour} blob")
-                if blob.seeds > blob.cubes:
+                if blob.seeds != round(blob.estimate):
                     flags.setdefault(pid, []).append(
-                        f"{colour}: area says {blob.cubes}, seeds say {blob.seeds}"
+                        f"{colour}: area says {round(blob.estimate)}, tops say {blob.seeds}"
                     )
 
         dice: tuple[str, ...] = ()
@@ -431,43 +477,83 @@ class Reader:
         )
 
     def _find_figure(
-        self, mask: Image, fig: Figure, geo: Geometry, taken: list[tuple[float, float]]
-    ) -> tuple[tuple[float, float], float] | None:
-        """Where a figure stands: the blob thick enough to hold it whose area is best explained
-        by the figure plus whole cubes (a 2x2 block of cubes is as thick as a grande, but its
-        area is a whole number of cubes)."""
+        self, mask: Image, fig: Figure, geo: Geometry
+    ) -> tuple[tuple[float, float], tuple[int, int, Image]] | None:
+        """Where a figure stands and its pixels: the thickest blob of its colour, if thick
+        enough to hold it.
+
+        Holes are filled first (a pawn's glint). A block of touching cubes is as wide as a
+        grande but the dark seams between its cubes keep each core thin. The figure's body is
+        the blob opened by a disc no cube can hold: cubes touching it fall away.
+        """
         if not mask.any():
             return None
         radius_px = fig.diameter / 2 * geo.mm_px
-        side = fig.diameter * geo.mm_px
-        area_px = math.pi * radius_px**2 if fig.round_ else side * side
-        n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        best: tuple[float, tuple[float, float]] | None = None
+        # Between a cube's and the figure's inscribed radius; both lose a pixel or so to the
+        # dark edge every piece shows.
+        cube_half = float(self.layout.pieces["cube"]) / 2 * geo.mm_px
+        threshold = (
+            cube_half
+            - self.config.edge_px
+            + self.config.big_piece_radius_share * (radius_px - cube_half)
+        )
+        min_area = 0.45 * (math.pi * radius_px**2 if fig.round_ else (2 * radius_px) ** 2)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        best: tuple[float, float, float, int] | None = None
         for i in range(1, n):
             x, y, w, h, area = (int(v) for v in stats[i])
-            if area < 0.6 * area_px:
+            if area < min_area:
                 continue
-            if any(x <= tx < x + w and y <= ty < y + h for tx, ty in taken):
-                continue
-            comp = np.pad((labels[y : y + h, x : x + w] == i).astype(np.uint8), 1)
+            comp = fill_holes(np.pad((labels[y : y + h, x : x + w] == i).astype(np.uint8), 1))
             dist = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
             _, peak, _, loc = cv2.minMaxLoc(dist)
-            if peak < self.config.big_piece_radius_share * radius_px:
-                continue
-            cx, cy = int(centroids[i][0]), int(centroids[i][1])
-            fp = float(geo.footprint[min(cy, geo.size[1] - 1), min(cx, geo.size[0] - 1)])
-            est = area / fp
-            rest = max(0.0, est - area_px / fp)
-            with_fig = abs(rest - round(rest))
-            without = abs(est - round(est))
-            if with_fig > without + 0.15:
-                continue
-            score = with_fig - without
-            if best is None or score < best[0]:
-                best = (score, (float(loc[0] + x - 1), float(loc[1] + y - 1)))
+            if peak >= threshold and (best is None or peak > best[0]):
+                best = (peak, float(loc[0] + x - 1), float(loc[1] + y - 1), i)
         if best is None:
             return None
-        return best[1], area_px
+        _, fx, fy, i = best
+        x, y, w, h, _ = (int(v) for v in stats[i])
+        comp = fill_holes((labels[y : y + h, x : x + w] == i).astype(np.uint8))
+        r = max(1, int(threshold))
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+        body = cv2.morphologyEx(comp, cv2.MORPH_OPEN, disc)
+        # Keep only the opened part under the peak (another thick patch is not this figure).
+        _nb, parts = cv2.connectedComponents(body)
+        at = int(parts[min(int(fy) - y, h - 1), min(int(fx) - x, w - 1)])
+        if at:
+            body = (parts == at).astype(np.uint8)
+        return (fx, fy), (x, y, body)
+
+    def _find_big_top(
+        self, patches: list[Patch], fig: Figure, geo: Geometry
+    ) -> tuple[float, float] | None:
+        """A box figure (grande): the thickest bright top of its colour, if thick enough.
+
+        Tops, not whole blobs: the seams between touching cubes keep each cube's top thin, so a
+        block of cubes is no grande. The figure's top is taken out of its patch (in place), so
+        it is not counted as cubes.
+        """
+        cube_half = float(self.layout.pieces["cube"]) / 2 * geo.mm_px
+        half = fig.diameter / 2 * geo.mm_px
+        threshold = (
+            cube_half
+            - self.config.edge_px
+            + self.config.big_piece_radius_share * (half - cube_half)
+        )
+        best: tuple[float, int, int] | None = None
+        for i, patch in enumerate(patches):
+            for j, (_, thick, _, _) in enumerate(patch.tops):
+                if thick >= threshold and (best is None or thick > best[0]):
+                    best = (thick, i, j)
+        if best is None:
+            return None
+        _, i, j = best
+        patch = patches[i]
+        area, _, fx, fy = patch.tops[j]
+        rest = patch.tops[:j] + patch.tops[j + 1 :]
+        share = area / max(1.0, sum(t[0] for t in patch.tops))
+        patches[i] = replace(patch, tops=rest, area=max(0.0, patch.area * (1 - share)))
+        return fx, fy
 
     def _read_castles(
         self, masks: Mapping[str, Image], geo: Geometry, place_at: _PlaceAt
@@ -515,31 +601,6 @@ class Reader:
             if stats[i, cv2.CC_STAT_AREA] >= 0.45 * die_area:
                 faces.append((float(centroids[i][0]), "crown"))
         return tuple(name for _, name in sorted(faces))
-
-
-def _subtract_figures(
-    blobs: list[Blob], figures: list[tuple[tuple[float, float], float]], geo: Geometry
-) -> list[Blob]:
-    """Blobs with the cubes a figure's own area accounts for taken away."""
-    out = []
-    for blob in blobs:
-        x, y, w, h = blob.bbox
-        est = blob.estimate
-        for (fx, fy), area_px in figures:
-            if x - 1 <= fx <= x + w + 1 and y - 1 <= fy <= y + h + 1:
-                fp = float(
-                    geo.footprint[min(int(fy), geo.size[1] - 1), min(int(fx), geo.size[0] - 1)]
-                )
-                est -= area_px / fp
-        if est == blob.estimate:
-            out.append(blob)
-            continue
-        cubes = max(0, round(est))
-        centres = blob.centres[-cubes:] if cubes else ()
-        if cubes and len(blob.centres) < cubes:
-            centres = (blob.centres[0],) * cubes
-        out.append(Blob(cubes, max(est, 0.0), blob.seeds, centres, blob.bbox))
-    return out
 
 
 def read_frame(

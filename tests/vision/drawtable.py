@@ -87,7 +87,7 @@ def paint(table: Table, size: tuple[int, int] = (960, 720), tilt: float = 0.04) 
         pts = np.array([px((x - h, y - h)), px((x + h, y + h))])
         cv2.rectangle(img, tuple(pts[0]), tuple(pts[1] - 1), NOMINAL_BGR[colour], -1)
         dark = tuple(int(v * 0.6) for v in NOMINAL_BGR[colour])
-        cv2.rectangle(img, tuple(pts[0]), tuple(pts[1] - 1), dark, 1)
+        cv2.rectangle(img, tuple(pts[0]), tuple(pts[1] - 1), dark, 2)  # bevelled edge
     for colour, x, y, d in table.discs:
         cv2.circle(img, px((x, y)), round(d / 2 * PX_MM), NOMINAL_BGR[colour], -1)
     for x, y in table.crown_dice:
