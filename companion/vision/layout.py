@@ -280,11 +280,35 @@ class Layout:
                 return area
         raise LayoutError(f"layout {self.name!r} has no {kind} area for seat {seat}")
 
-    def area_at(self, point: Point) -> str | None:
-        """The fixed area containing a board point, or None."""
+    def area_at(
+        self,
+        point: Point,
+        tiles: Mapping[str, Pose] | None = None,
+        courts: Mapping[int, Pose] | None = None,
+    ) -> str | None:
+        """The area containing a board point, or None.
+
+        Carolus Magnus: pass where the tiles (id → marker pose) and court cards (seat → pose)
+        were found; a point on a tile gives its id (``t03``), on a court card ``court_<seat>``.
+        Movable things lie on the table, so they are tried before the fixed areas.
+        """
+        for tile_id, pose in (tiles or {}).items():
+            if self.tile_polygon(tile_id, pose).contains(point):
+                return tile_id
+        for seat, pose in (courts or {}).items():
+            if self.court_polygon(pose).contains(point):
+                return f"court_{seat}"
         for area in self.areas:
             if area.polygon.contains(point):
                 return area.id
+        return None
+
+    def court_row_at(self, point: Point, pose: Pose) -> str | None:
+        """The colour row of a court card (marker at ``pose``) under a board point, or None."""
+        local = pose.invert(point)
+        for colour, row in self._card().rows:
+            if row.contains(local):
+                return colour
         return None
 
     def board_marker(self, marker_id: int) -> MarkerSpec:

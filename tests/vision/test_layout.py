@@ -175,3 +175,20 @@ def test_not_json(tmp_path: Path) -> None:
     path.write_text("{nope")
     with pytest.raises(LayoutError, match=r"not valid JSON \(line 1, column 2\)"):
         load_layout(path)
+
+
+def test_carolus_point_lookup_through_found_poses() -> None:
+    layout = load_layout("carolus-magnus")
+    tiles = {"t05": Pose(300, 300, 30.0), "t06": Pose(500, 500, -60.0)}
+    courts = {2: Pose(650, 300, 90.0)}
+    assert layout.area_at(Pose(300, 300, 30.0).apply((0, 25)), tiles, courts) == "t05"
+    assert layout.area_at((500, 500), tiles, courts) == "t06"
+    on_card = Pose(650, 300, 90.0).apply((60, 0))
+    assert layout.area_at(on_card, tiles, courts) == "court_2"
+    assert layout.area_at(on_card) is None  # without the card's pose: bare table
+    assert layout.area_at((450, 300)) == "dice_tray"
+    pose = Pose(650, 300, 90.0)
+    for colour in CAROLUS_COLOURS:
+        centre = layout.court_row_polygon(colour, pose).centroid
+        assert layout.court_row_at(centre, pose) == colour
+    assert layout.court_row_at(pose.apply((0, 0)), pose) is None  # the marker itself
