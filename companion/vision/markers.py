@@ -68,6 +68,11 @@ def arrange(markers: list[SheetMarker]) -> list[Placed]:
     for m in markers:
         cell_w = max(m.size + 2 * QUIET_MM, 44.0)
         cell_h = m.size + 2 * QUIET_MM + LABEL_MM
+        if m.size + 2 * QUIET_MM > width or cell_h > bottom - HEADER_MM - MARGIN_MM:
+            raise MarkerSheetError(
+                f"marker {m.id} ({m.size:g} mm) does not fit on an A4 page; "
+                "use markers of at most 150 mm"
+            )
         if x + cell_w > width:
             x, y, shelf = 0.0, y + shelf, 0.0
         if y + cell_h > bottom:

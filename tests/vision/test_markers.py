@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import cv2
@@ -74,6 +75,12 @@ def test_pdf_holds_all_pages(tmp_path: Path) -> None:
     data = path.read_bytes()
     assert data.startswith(b"%PDF")
     assert data.count(b"/Type /Page") - data.count(b"/Type /Pages") == 2
+    # A4 in points (1/72 inch), so a printer at 100 % prints the markers at their true size.
+    boxes = re.findall(rb"MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", data)
+    assert len(boxes) == 2
+    for w, h in boxes:
+        assert float(w) / 72 * 25.4 == pytest.approx(210, abs=0.5)
+        assert float(h) / 72 * 25.4 == pytest.approx(297, abs=0.5)
 
 
 def test_several_png_pages_get_numbered_names(tmp_path: Path) -> None:
