@@ -135,6 +135,8 @@ def test_merged_regions_are_pushed_together(name: str) -> None:
         colours = {p["colour"] for p in truth["pieces"] if p["kind"] == "castle"}
         assert colours == {"white", "grey"}
         assert set(truth["courts"]) == {"court_1", "court_2", "court_3", "court_4"}
+        supply = [p["colour"] for p in truth["pieces"] if p["area"] == "castle_supply"]
+        assert sorted(supply) == ["grey"] * 6 + ["white"] * 7  # ann is white, ben grey
 
 
 @pytest.mark.parametrize(

@@ -575,13 +575,16 @@ def carolus_scene(
 
     castles_left = _obj(position.get("castles_left", {}), "castles_left")
     supply = Placer(layout.polygon("castle_supply"), rng, conditions)
+    teams = set(castle_of.values()) if position.get("teams") else set()
     for name, n in castles_left.items():
-        if name not in players:
-            raise _fail(f"castles_left.{name}", "not among players")
+        # Keyed by player, or with teams also by the team's castle colour.
+        if name not in players and name not in teams:
+            raise _fail(f"castles_left.{name}", "not among players (nor a team colour)")
+        colour = castle_of.get(name, name)
         for _ in range(_count(n, f"castles_left.{name}")):
             x, y, a = supply.place(castle_w, touching=False, what="castle in the supply")
             scene.pieces.append(
-                Piece("castle", castle_of[name], "castle_supply", x, y, a, castle_w, castle_h)
+                Piece("castle", colour, "castle_supply", x, y, a, castle_w, castle_h)
             )
 
     if dice is None:
