@@ -36,6 +36,7 @@ class Conditions:
     exposure: Range = (0.97, 1.03)
     piece_shadows: float = 0.25  # how dark the pieces' own shadows are (0 = none)
     cast_shadow: Range = (0.0, 0.0)  # a soft shadow of an arm/lamp across the table (darkness)
+    glare: Range = (0.0, 0.0)  # a lamp's reflection on the glossy board (added brightness 0..1)
     # sensor
     noise: Range = (1.0, 2.0)  # Gaussian noise sigma in grey levels
     blur: Range = (0.0, 0.5)  # Gaussian blur sigma in pixels
@@ -80,6 +81,7 @@ HARD = Conditions(
     exposure=(0.75, 1.2),
     piece_shadows=0.45,
     cast_shadow=(0.15, 0.35),
+    glare=(0.0, 0.35),
     noise=(3.0, 7.0),
     blur=(0.6, 1.4),
     jpeg_quality=70,

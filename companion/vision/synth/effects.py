@@ -37,7 +37,16 @@ def lighting(img: U8, conditions: Conditions, rng: np.random.Generator) -> U8:
     field = cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
     wb = 1 + rng.uniform(-1, 1, 3) * rng.uniform(*conditions.white_balance)
     gain = field[..., None] * (wb * rng.uniform(*conditions.exposure)).astype(np.float32)
-    return np.clip(img.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    lit = img.astype(np.float32) * gain
+    glare = rng.uniform(*conditions.glare)
+    if glare > 0:
+        # A soft bright spot that washes colours out towards white where it falls.
+        gx, gy = rng.uniform(0.2, 0.8), rng.uniform(0.2, 0.8)
+        radius = rng.uniform(0.08, 0.18)
+        d2 = ((xs + 0.5 - gx) ** 2 + ((ys + 0.5 - gy) * h / w) ** 2) / radius**2
+        spot = cv2.resize(glare * np.exp(-d2).astype(np.float32), (w, h))[..., None]
+        lit = lit * (1 - spot) + 255.0 * spot
+    return np.clip(lit, 0, 255).astype(np.uint8)
 
 
 @dataclass(frozen=True)
