@@ -300,19 +300,29 @@ def calibrate(
     places = _sample_places(layout, setup, tile_polygons)
     bg = base.colours.background
     refs: dict[str, list[Lab]] = {}
+    pieces = dict(base.colours.pieces)
     for colour, poly in places:
-        mask = polygon_mask(lab.shape[:2], h, poly, erode=2)
-        fg = _foreground(lab, mask, bg, config)
-        ref = sample_lab(lab, fg)
+        if colour not in pieces:
+            continue
+        # Well inside the outline: the printed border and the region's name are no pieces.
+        mask = polygon_mask(lab.shape[:2], h, poly, erode=4)
+        fg = _foreground(lab, mask, config)
+        ref = _nearest_cluster(lab, fg, pieces[colour][0], k=4)
         if ref is not None:
             refs.setdefault(colour, []).append(ref)
-    pieces = dict(base.colours.pieces)
     for colour, samples in refs.items():
-        if colour in pieces:
-            med = np.median(np.array(samples), axis=0)
-            pieces[colour] = ((float(med[0]), float(med[1]), float(med[2])),)
-    model = ColourModel(pieces, bg, config.reject_distance, config.background_distance)
+        med = np.median(np.array(samples), axis=0)
+        pieces[colour] = ((float(med[0]), float(med[1]), float(med[2])),)
+    # The board's colours again, now keeping well clear of the colours as this light shows
+    # them (a cluster of shaded cubes must not become "board").
     detected = {i: np.array(c) for i, c in base.markers.items()}
+    bg = board_colours(
+        lab,
+        board_mask(lab.shape[:2], h, layout, detected, lens),
+        pieces,
+        piece_distance=config.reject_distance * 0.8,
+    )
+    model = ColourModel(pieces, bg, config.reject_distance, config.background_distance)
     made = _make(image, layout, h, detected, model, lens, tuple(sorted(refs)))
     # How big one cube top reads in each colour, measured where the set-up spreads them out.
     from companion.vision.pipeline import Reader
@@ -322,18 +332,58 @@ def calibrate(
     return replace(made, factors=dict(reader.last_factors))
 
 
-def _foreground(lab: Image, mask: Image, bg: tuple[Lab, ...], config: VisionConfig) -> Image:
-    """Pixels of an area far from every board colour, shrunk to the pieces' cores."""
+def _nearest_cluster(lab: Image, fg: Image, nominal: Lab, k: int = 3) -> Lab | None:
+    """The colour of a piece among an area's foreground: of the main colour clusters there
+    (the piece's lit top, its shaded sides, shadows), the one nearest its nominal colour."""
+    pixels = lab[fg > 0].astype(np.float32)
+    if pixels.shape[0] < 3 * k:
+        return sample_lab(lab, fg)
+    weighted = np.ascontiguousarray(pixels * np.array([L_WEIGHT, 1, 1], np.float32))
+    cv2.setRNGSeed(5)
+    start = np.zeros((weighted.shape[0], 1), np.int32)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, labels, centres = cv2.kmeans(weighted, k, start, crit, 3, cv2.KMEANS_PP_CENTERS)
+    flat = np.asarray(labels).ravel()
+    sizes = np.bincount(flat, minlength=k)
+    # Light may shift every colour; the hue survives: pick the cluster whose hue is the
+    # nominal's (and most saturated), or for black/white/grey the nearest in lightness.
+    nom_ab = np.array([nominal[1] - 128.0, nominal[2] - 128.0])
+    nom_chroma = float(np.hypot(*nom_ab))
+    best, best_d = -1, np.inf
+    for i, c in enumerate(np.asarray(centres)):
+        if sizes[i] < 0.12 * flat.size:
+            continue  # an edge or a glint, not a face
+        ab = np.array([c[1] - 128.0, c[2] - 128.0])
+        chroma = float(np.hypot(*ab))
+        if nom_chroma >= 12.0:
+            cos = float(ab @ nom_ab) / max(1e-6, chroma * nom_chroma)
+            if cos < 0.75 or chroma < 8.0:
+                continue
+            # Of the faces of that hue the top is the brightest (the light comes from above).
+            d = -float(c[0])
+        else:
+            d = abs(float(c[0]) / L_WEIGHT - nominal[0]) * 0.5 + chroma
+        if d < best_d:
+            best, best_d = i, d
+    if best < 0:
+        return sample_lab(lab, fg)
+    med = np.median(pixels[flat == best], axis=0)
+    return (float(med[0]), float(med[1]), float(med[2]))
+
+
+def _foreground(lab: Image, mask: Image, config: VisionConfig) -> Image:
+    """Pixels of an area unlike the area's own print (its median: pieces cover little of it),
+    shrunk to the pieces' cores. Shadows are the print, darker: lightness weighs half."""
+    own = sample_lab(lab, mask)
+    if own is None:
+        return mask
     pix = lab.astype(np.float32)
-    near = np.zeros(mask.shape, bool)
-    for ref in bg:
-        d = np.sqrt(
-            (0.5 * (pix[..., 0] - ref[0])) ** 2
-            + (pix[..., 1] - ref[1]) ** 2
-            + (pix[..., 2] - ref[2]) ** 2
-        )
-        near |= d <= config.background_distance * 1.5
-    fg = ((mask > 0) & ~near).astype(np.uint8) * 255
+    d = np.sqrt(
+        (L_WEIGHT * (pix[..., 0] - own[0])) ** 2
+        + (pix[..., 1] - own[1]) ** 2
+        + (pix[..., 2] - own[2]) ** 2
+    )
+    fg = ((mask > 0) & (d > config.background_distance * 1.4)).astype(np.uint8) * 255
     # Edges and shaded sides blur into the board; the cores hold the true colour.
     core: Image = cv2.erode(fg, np.ones((3, 3), np.uint8))
     return core if core.any() else fg
