@@ -47,7 +47,9 @@ def piece_colours(game: str) -> tuple[str, ...]:
     """Every colour the reader must tell apart on this game's table."""
     if game == "el-grande":
         return EL_GRANDE_COLOURS
-    return CAROLUS_CUBES + CASTLE_COLOURS
+    # Castles are hueless and as grey as the mat: they are read by lightness on the tiles,
+    # not by the colour model (see pipeline.Reader._read_castles).
+    return CAROLUS_CUBES
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,25 @@ class VisionConfig:
     min_top_cubes: float = 0.55
     # ... and at least this thick (inscribed radius over a cube's side): a lit side is a
     # thin strip however long.
-    min_top_thickness: float = 0.3
+    min_top_thickness: float = 0.25
     irregular_residual: float = 0.38
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5
     edge_px: float = 1.0
+    # Castles (Carolus): hueless blobs on a tile; their top's lightness over the tile's says
+    # white, grey or black.
+    castle_chroma: float = 14.0
+    white_castle_share: float = 0.85
+    grey_castle_share: float = 0.58
+    # Dice (Carolus): a die stands out from the tray by this Lab distance; its face spot is
+    # this saturated; a crown's outline is ragged (solidity below this), a spot round.
+    die_contrast: float = 35.0
+    die_spot_chroma: float = 22.0
+    crown_solidity: float = 0.935
+    crown_area_share: float = 0.52  # of the die's own area: a crown covers less than a spot
+    # Carolus court cards: the printed colour dot at the start of each row (mm), not read.
+    court_dot_mm: float = 8.0
     # Still-scene gate: mean absolute grey difference (0-255) between consecutive small frames.
     motion_threshold: float = 2.5
     # Share of pixels that must change for a frame pair to count as "moving".

@@ -25,8 +25,8 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision import homography as hg
-from companion.vision.calibration import CASTLE_COLOURS, Calibration
-from companion.vision.colour import BACKGROUND, UNKNOWN
+from companion.vision.calibration import Calibration
+from companion.vision.colour import BACKGROUND, L_WEIGHT, UNKNOWN, bgr_to_lab, lab_distance
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure
 from companion.vision.errors import VisionError
@@ -38,6 +38,10 @@ Image = npt.NDArray[Any]
 FloatArray = npt.NDArray[Any]
 
 
+_ANGLES = [2 * math.pi * k / 16 for k in range(16)]
+CAROLUS_FACES = ("red", "blue", "yellow", "green", "pink", "crown")
+# The crown printed on the dice: gold. Nominal, like the piece colours.
+CROWN_BGR = (20, 150, 200)
 _PlaceAt = Callable[[float, float], "str | None"]
 
 
@@ -167,6 +171,20 @@ def build_geometry(
     # away from the camera in the image, so its whole neighbourhood is left out.
     for area in layout.areas_of_kind("castillo"):
         cv2.fillPoly(ignore, [to_work(_grow(area.polygon.points, 1.7))], 1)
+    # A court card's printed colour dots are no cubes: only its rows are read.
+    if layout.court_card is not None:
+        for pose in (courts or {}).values():
+            card = np.zeros_like(ignore)
+            cv2.fillPoly(card, [to_work(layout.court_polygon(pose).points)], 1)
+            for colour, row in layout.court_card.rows:
+                cv2.fillPoly(card, [to_work(layout.court_row_polygon(colour, pose).points)], 0)
+                # Each row starts with its printed colour dot; cubes line up after it.
+                rx, ry0, _, ry1 = row.bbox
+                centre = pose.apply((rx + config.court_dot_mm / 2, (ry0 + ry1) / 2))
+                r = config.court_dot_mm * 0.45
+                ring = [(centre[0] + r * math.cos(t), centre[1] + r * math.sin(t)) for t in _ANGLES]
+                cv2.fillPoly(card, [to_work(ring)], 1)
+            ignore |= card
     tray = None
     trays = layout.areas_of_kind("dice_tray")
     if trays:
@@ -321,7 +339,7 @@ class Reader:
         hand = hand_check(labels, lab, geo, self.config)
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
-        return self._read_pieces(labels, lab[..., 0], geo, tiles or {}, frames)
+        return self._read_pieces(labels, lab, geo, tiles or {}, frames)
 
     def read_still(
         self,
@@ -347,13 +365,14 @@ class Reader:
     def _read_pieces(
         self,
         labels: Image,
-        lightness: Image,
+        lab: Image,
         geo: Geometry,
         tiles: Mapping[str, Pose],
         frames: int,
     ) -> Observation:
         cfg = self.config
         layout = self.layout
+        lightness = lab[..., 0]
         counts: dict[str, dict[str, int]] = {p.id: {} for p in geo.places}
         confidence: dict[str, float] = {p.id: 1.0 for p in geo.places}
         flags: dict[str, list[str]] = {}
@@ -407,7 +426,7 @@ class Reader:
             region[cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0] = 0
 
         if layout.game == "carolus-magnus":
-            castles = self._read_castles(masks, geo, place_at)
+            castles = self._read_castles(lab, geo, place_at)
 
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
@@ -455,7 +474,7 @@ class Reader:
 
         dice: tuple[str, ...] = ()
         if geo.tray is not None:
-            dice = self._read_dice(labels, geo)
+            dice = self._read_dice(lab, geo)
         if layout.game == "el-grande":
             unread["castillo"] = (
                 "inside the tower: hidden by the rules, counted by the tower sensor"
@@ -555,52 +574,109 @@ class Reader:
         patches[i] = replace(patch, tops=rest, area=max(0.0, patch.area * (1 - share)))
         return fx, fy
 
-    def _read_castles(
-        self, masks: Mapping[str, Image], geo: Geometry, place_at: _PlaceAt
-    ) -> dict[str, str]:
+    def _read_castles(self, lab: Image, geo: Geometry, place_at: _PlaceAt) -> dict[str, str]:
+        """Castles on the territories: neutral (hueless) blobs of a castle's size.
+
+        Black, white and grey have no hue, and the grey castle is the grey of the mat, so
+        castles are looked for only on the tiles, and told apart by their lightness against
+        the tile's own (which follows the light over the table).
+        """
         castle = self.layout.pieces.get("castle", {})
         width = float(castle.get("width", 13.0)) * geo.mm_px
+        tile_ids = {t.id for t in self.layout.tiles}
+        on_tile = np.zeros(geo.place_map.shape, bool)
+        for index, place in enumerate(geo.places):
+            if place.id in tile_ids:
+                on_tile |= geo.place_map == index + 1
+        chroma = np.hypot(
+            lab[..., 1].astype(np.float32) - 128, lab[..., 2].astype(np.float32) - 128
+        )
+        neutral = (chroma <= self.config.castle_chroma) & on_tile & ~geo.ignore
+        kernel = np.ones((2, 2), np.uint8)
+        mask = cv2.morphologyEx(neutral.astype(np.uint8), cv2.MORPH_OPEN, kernel)
+        n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        light = lab[..., 0]
         out: dict[str, str] = {}
-        for colour in CASTLE_COLOURS:
-            mask = masks.get(colour)
-            if mask is None:
+        for i in range(1, n):
+            if stats[i, cv2.CC_STAT_AREA] < 0.45 * width * width:
                 continue
-            n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-            for i in range(1, n):
-                if stats[i, cv2.CC_STAT_AREA] < 0.45 * width * width:
-                    continue
-                pid = place_at(float(centroids[i][0]), float(centroids[i][1]))
-                if pid is not None and pid.startswith("t"):
-                    out[pid] = colour
+            pid = place_at(float(centroids[i][0]), float(centroids[i][1]))
+            if pid is None or pid not in tile_ids:
+                continue
+            index = next(k for k, p in enumerate(geo.places) if p.id == pid)
+            tile_light = float(np.median(light[(geo.place_map == index + 1) & ~neutral]))
+            top = float(np.percentile(light[labels == i], 80)) / max(1.0, tile_light)
+            if top >= self.config.white_castle_share:
+                out[pid] = "white"
+            elif top >= self.config.grey_castle_share:
+                out[pid] = "grey"
+            else:
+                out[pid] = "black"
         return dict(sorted(out.items()))
 
-    def _read_dice(self, labels: Image, geo: Geometry) -> tuple[str, ...]:
+    def _read_dice(self, lab: Image, geo: Geometry) -> tuple[str, ...]:
+        """Top faces of the dice in the tray: the colour spot on each white die, or a crown.
+
+        A die is whatever in the tray is far from the tray's own colour; its face symbol is its
+        saturated pixels. The crown is gold, close to yellow: its ragged shape (low solidity)
+        tells it from the round yellow spot.
+        """
         assert geo.tray is not None
         die_mm = float(self.layout.pieces.get("die", 16.0))
         die_area = (die_mm * geo.mm_px) ** 2
-        faces: list[tuple[float, str]] = []
-        in_tray = labels.copy()
-        in_tray[geo.tray == 0] = BACKGROUND
-        crown_parts = np.zeros(labels.shape, np.uint8)
-        for name in self.colours.names:
-            mask = clean((in_tray == self.colours.label(name)).astype(np.uint8) * 255)
-            n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-            for i in range(1, n):
-                area = stats[i, cv2.CC_STAT_AREA]
-                if name in ("red", "blue", "yellow", "green", "pink") and area >= 0.45 * die_area:
-                    for _ in range(max(1, round(area / die_area))):
-                        faces.append((float(centroids[i][0]), name))
-                elif area >= 0.05 * die_area:
-                    crown_parts[mask > 0] = 255
-        # A crown face: a die-sized patch that is not one plain colour (a white face with a
-        # gold crown): everything non-board in the tray not taken by a plain face.
-        n, _, stats, centroids = cv2.connectedComponentsWithStats(
-            cv2.dilate(crown_parts, np.ones((3, 3), np.uint8)), connectivity=8
+        tray = (geo.tray > 0) & ~geo.ignore
+        if not tray.any():
+            return ()
+        pix = lab.astype(np.float32)
+        ref = np.median(pix[tray], axis=0)
+        d = np.sqrt(
+            (L_WEIGHT * (pix[..., 0] - ref[0])) ** 2
+            + (pix[..., 1] - ref[1]) ** 2
+            + (pix[..., 2] - ref[2]) ** 2
         )
+        body = ((d > self.config.die_contrast) & tray).astype(np.uint8)
+        body = cv2.morphologyEx(body, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        chroma = np.hypot(pix[..., 1] - 128, pix[..., 2] - 128)
+        n, labels, stats, centroids = cv2.connectedComponentsWithStats(body, connectivity=8)
+        faces: list[tuple[float, float, str]] = []
+        refs = dict(self.colours.pieces)
+        refs["crown"] = (bgr_to_lab(CROWN_BGR),)
         for i in range(1, n):
-            if stats[i, cv2.CC_STAT_AREA] >= 0.45 * die_area:
-                faces.append((float(centroids[i][0]), "crown"))
-        return tuple(name for _, name in sorted(faces))
+            x, y, w, h, area = (int(v) for v in stats[i])
+            if area < 0.4 * die_area:
+                continue
+            comp = fill_holes((labels[y : y + h, x : x + w] == i).astype(np.uint8))
+            spot = (comp > 0) & (chroma[y : y + h, x : x + w] >= self.config.die_spot_chroma)
+            if not spot.any():
+                continue
+            med = np.median(pix[y : y + h, x : x + w][spot], axis=0)
+            colour = min(
+                (name for name in refs if name in CAROLUS_FACES),
+                key=lambda name: lab_distance(
+                    (float(med[0]), float(med[1]), float(med[2])), refs[name][0]
+                ),
+            )
+            if colour in ("yellow", "crown"):
+                # Shape decides when both clues agree (ragged and small: crown; round and
+                # big: yellow spot); otherwise the nearer of the two colours stands.
+                ragged = _solidity(spot) < self.config.crown_solidity
+                small = spot.sum() < self.config.crown_area_share * die_area
+                if ragged == small:
+                    colour = "crown" if ragged else "yellow"
+            for _ in range(max(1, round(area / (die_area * 1.25)))):
+                faces.append((float(centroids[i][1]), float(centroids[i][0]), colour))
+        return tuple(name for _, _, name in sorted(faces))
+
+
+def _solidity(mask: npt.NDArray[Any]) -> float:
+    """Area over convex hull area of the largest patch of a mask (1.0 for a disc)."""
+    m = mask.astype(np.uint8)
+    contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return 1.0
+    c = max(contours, key=cv2.contourArea)
+    hull = cv2.contourArea(cv2.convexHull(c))
+    return float(cv2.contourArea(c)) / hull if hull > 0 else 1.0
 
 
 def read_frame(
