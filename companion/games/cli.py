@@ -11,6 +11,7 @@ from typing import Any
 from companion.games import jsonio
 from companion.games.api import GAMES, game_api
 from companion.games.errors import RulesError
+from companion.games.record import record_game
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -79,7 +80,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     try:
         text = _read(args.record)
-        api = game_api(_record_game(text), path=f"{args.record}: header game")
+        api = game_api(record_game(text), path=f"{args.record}: header game")
         result = api.replay(text)
     except RulesError as exc:
         return _fail(f"{args.record}: {exc}")
@@ -92,20 +93,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"illegal move: {result.error}", file=sys.stderr)
         return 1
     return 0
-
-
-def _record_game(text: str) -> object:
-    """The ``game`` of a record's header: its first line that is not blank or a comment."""
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        try:
-            header = json.loads(stripped)
-        except json.JSONDecodeError:
-            return None
-        return header.get("game") if isinstance(header, dict) else None
-    return None
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:

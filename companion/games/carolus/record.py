@@ -12,6 +12,7 @@ from companion.games.carolus.moves import Move
 from companion.games.carolus.options import Options
 from companion.games.carolus.position import GAME_ID, to_position
 from companion.games.errors import IllegalMove, PositionError, RecordError
+from companion.games.record import read_header, record_lines
 
 HEADER_KEYS = ("game", "players", "teams", "seed", "options")
 
@@ -34,30 +35,9 @@ def write_record(game: Game, moves: Iterable[Move] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _lines(text: str) -> list[tuple[int, str]]:
-    out = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
-            out.append((n, stripped))
-    return out
-
-
 def game_from_header(line: str, n: int = 1) -> Game:
     """The fresh game a record's header describes; RecordError naming the line if bad."""
-    try:
-        header = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"line {n}: the header is not valid JSON ({exc.msg})") from None
-    if not isinstance(header, dict):
-        raise RecordError(f"line {n}: the header must be a JSON object")
-    for key in header:
-        if key not in HEADER_KEYS:
-            raise RecordError(
-                f"line {n}: unknown header key {key!r} (known: {', '.join(HEADER_KEYS)})"
-            )
-    if header.get("game") != GAME_ID:
-        raise RecordError(f"line {n}: header game must be {GAME_ID!r}")
+    header = read_header(line, n, GAME_ID, HEADER_KEYS)
     players = header.get("players")
     seed = header.get("seed")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
@@ -79,7 +59,7 @@ def game_from_header(line: str, n: int = 1) -> Game:
 
 def replay(text: str) -> ReplayResult:
     """Replay a record, stopping at the first illegal move (with its line and reason)."""
-    lines = _lines(text)
+    lines = record_lines(text)
     if not lines:
         raise RecordError("the record is empty: it needs a header line")
     game = game_from_header(lines[0][1], lines[0][0])

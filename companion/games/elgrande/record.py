@@ -16,6 +16,7 @@ from companion.games.elgrande.moves import NotationError, parse_move
 from companion.games.elgrande.options import Options
 from companion.games.elgrande.position import position_to_json
 from companion.games.errors import IllegalMove, RecordError, RulesError
+from companion.games.record import read_header, record_lines
 
 HEADER_KEYS = ("game", "players", "seed", "options", "king", "homes")
 
@@ -41,29 +42,9 @@ def write_record(game: Game, *, comment: str | None = None, setup: bool = False)
     return "\n".join(lines) + "\n"
 
 
-def _lines(text: str) -> list[tuple[int, str]]:
-    return [
-        (number, line.strip())
-        for number, line in enumerate(text.splitlines(), start=1)
-        if line.strip() and not line.strip().startswith("#")
-    ]
-
-
 def start_game(header_line: str, number: int = 1) -> Game:
     """The game a record's header describes; RecordError names what is wrong with it."""
-    try:
-        header = json.loads(header_line)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"line {number}: the header is not JSON ({exc.msg})") from None
-    if not isinstance(header, dict):
-        raise RecordError(f"line {number}: the header must be a JSON object")
-    for key in header:
-        if key not in HEADER_KEYS:
-            raise RecordError(
-                f"line {number}: unknown header key {key!r} (known: {', '.join(HEADER_KEYS)})"
-            )
-    if header.get("game") != "el-grande":
-        raise RecordError(f"line {number}: header 'game' must be \"el-grande\"")
+    header = read_header(header_line, number, "el-grande", HEADER_KEYS)
     players, seed = header.get("players"), header.get("seed", 0)
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise RecordError(f"line {number}: header 'players' must be a list of colours")
@@ -82,7 +63,7 @@ def start_game(header_line: str, number: int = 1) -> Game:
 
 def replay(text: str) -> ReplayResult:
     """Replay a record, checking every move; stop at the first illegal one."""
-    lines = _lines(text)
+    lines = record_lines(text)
     if not lines:
         raise RecordError("empty record: expected a JSON header line and moves")
     game = start_game(lines[0][1], lines[0][0])
