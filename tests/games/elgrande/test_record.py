@@ -83,7 +83,10 @@ def test_write_then_replay_gives_the_same_game() -> None:
         ("# only a comment\n", "empty record"),
         ("not json\n", "line 1: the header is not valid JSON"),
         ("[1, 2]\n", "must be a JSON object"),
-        ('{"game": "carolus-magnus", "players": ["red", "blue"]}\n', "header game must be 'el-grande'"),
+        (
+            '{"game": "carolus-magnus", "players": ["red", "blue"]}\n',
+            "header game must be 'el-grande'",
+        ),
         ('{"game": "el-grande", "players": "red"}\n', "'players' must be a list"),
         ('{"game": "el-grande", "players": ["red", "blue"], "seed": "x"}\n', "'seed'"),
         ('{"game": "el-grande", "players": ["red", "blue"], "sead": 1}\n', "unknown header key"),
