@@ -339,7 +339,7 @@ def _nearest_cluster(lab: Image, fg: Image, nominal: Lab, k: int = 3) -> Lab | N
     (the piece's lit top, its shaded sides, shadows), the one nearest its nominal colour."""
     pixels = lab[fg > 0].astype(np.float32)
     if pixels.shape[0] < 3 * k:
-        return sample_lab(lab, fg)
+        return None  # no piece to be seen there: keep the nominal colour
     weighted = np.ascontiguousarray(pixels * np.array([L_WEIGHT, 1, 1], np.float32))
     cv2.setRNGSeed(5)
     start = np.zeros((weighted.shape[0], 1), np.int32)
@@ -368,7 +368,7 @@ def _nearest_cluster(lab: Image, fg: Image, nominal: Lab, k: int = 3) -> Lab | N
         if d < best_d:
             best, best_d = i, d
     if best < 0:
-        return sample_lab(lab, fg)
+        return None
     med = np.median(pixels[flat == best], axis=0)
     return (float(med[0]), float(med[1]), float(med[2]))
 
@@ -378,7 +378,7 @@ def _foreground(lab: Image, mask: Image, config: VisionConfig) -> Image:
     shrunk to the pieces' cores. Shadows are the print, darker: lightness weighs half."""
     own = sample_lab(lab, mask)
     if own is None:
-        return mask
+        return np.zeros_like(mask)
     pix = lab.astype(np.float32)
     d = np.sqrt(
         (L_WEIGHT * (pix[..., 0] - own[0])) ** 2

@@ -20,6 +20,8 @@ class VisionConfig:
     background_distance: float = 22.0
     # Pixels per cube below this share of a footprint are specks (noise, a cube's shadow edge).
     min_blob_cubes: float = 0.35
+    # One blob of more cubes than this is no pile of cubes (a patch of print or cloth).
+    max_blob_cubes: float = 60.0
     # A blob whose area is this far (in cubes) from a whole number lowers its confidence and
     # raises the "irregular" flag (a stacked, tilted or half-hidden cube).
     # A cube top's counted pixels over the model's top square, before any measurement (the

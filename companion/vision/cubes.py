@@ -25,6 +25,8 @@ F32Image = npt.NDArray[Any]
 I32Image = npt.NDArray[Any]
 
 TOP_NOISE = 10.0  # Lab L units: what sensor noise moves a pixel
+TOP_PEAK_SHARE = 0.45  # a lightness shared by this share of the commonest one is a face
+DARK_TOP = 45  # Lab L below which a cube is black: its bevel edges, not its top, are bright
 _KMEANS = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.2)
 
 
@@ -107,9 +109,7 @@ def measure(
             values = light[own]
             tops: tuple[tuple[float, float, float, float], ...] = ()
             if values.size:
-                # The top is the blob's largest flat face: the commonest lightness. Sides are
-                # darker, the edges of a black cube lighter; both fall outside the band.
-                mode = 4.0 * float(np.bincount(values >> 2).argmax()) + 2.0
+                mode = _top_lightness(values)
                 band = max(mode * (1 - top_share), TOP_NOISE)
                 top = (own & (np.abs(light.astype(np.int16) - mode) <= band)).astype(np.uint8)
                 counted = float(np.count_nonzero(top))
@@ -128,6 +128,29 @@ def measure(
             continue
         out.append(Patch(counted, (cx, cy), (x, y, w, h), fp, side, comp))
     return out
+
+
+def _top_lightness(values: npt.NDArray[Any]) -> float:
+    """The lightness of the cube tops in a blob: the brightest of its common lightnesses.
+
+    Tops face the lamp: of the faces a blob shows in strength, they are the brightest. Far from
+    the camera's axis a side can show as much as the top, so the commonest lightness alone
+    would pick the side. Thin bright edges (a black cube's) are too few to count as a face.
+    """
+    hist = np.bincount(values >> 2, minlength=64).astype(np.float32)
+    smooth = np.convolve(hist, np.array([1.0, 2.0, 1.0], np.float32), mode="same")
+    common = int(smooth.argmax())
+    if 4 * common < DARK_TOP:
+        return 4.0 * common + 2.0  # a black cube: its top is its commonest, darkest face
+    strong = smooth >= TOP_PEAK_SHARE * smooth.max()
+    peaks = [
+        i
+        for i in range(len(smooth))
+        if strong[i]
+        and smooth[i] >= (smooth[i - 1] if i else 0.0)
+        and smooth[i] >= (smooth[i + 1] if i + 1 < len(smooth) else 0.0)
+    ]
+    return 4.0 * float(max(peaks)) + 2.0
 
 
 def footprint_factor(
@@ -189,9 +212,9 @@ def count_patches(
     for p in patches:
         unit = p.footprint * factor
         estimate = p.area / unit
-        if estimate < config.min_blob_cubes:
-            continue
-        cubes = max(1, round(estimate))
+        if estimate < config.min_blob_cubes or estimate > config.max_blob_cubes:
+            continue  # a speck; or a patch of print or cloth no pile of cubes could make
+        cubes = max(1, round(estimate - 0.25))  # see the tops below: the bar for two is high
         x, y, w, h = p.bbox
         if p.tops:
             # The dark seams keep touching cubes' tops apart: each whole top is a seed, and a
@@ -204,7 +227,9 @@ def count_patches(
             ]
             seeds = len(whole)
             if whole:
-                cubes = sum(max(1, round(a)) for a in whole)
+                # A single top reads up to ~1.3 cubes (a lit bevel joins it); two merged
+                # tops read ~2: the bar for "two" is set high.
+                cubes = sum(max(1, round(a - 0.25)) for a in whole)
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
         centres: tuple[tuple[float, float], ...] = (p.centroid,) * cubes

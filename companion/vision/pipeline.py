@@ -290,7 +290,7 @@ class Reader:
         self.colours = calibration.colours.with_config(config)
         self.factors: dict[str, float] = dict(calibration.factors)
         # A calibrated factor is trusted more: a frame may move it only a little.
-        self.spread = 1.2 if calibration.factors else 1.5
+        self.spread = 1.5
         self.last_factors: dict[str, float] = {}
         self._geometry: Geometry | None = None
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})

@@ -1,0 +1,303 @@
+"""Vision: accuracy of the table reader on rendered tables, and its speed per frame.
+
+Accuracy: a fixed, seeded set of positions of both games is rendered by the project's synthetic
+camera (companion.vision.synth) at benchmark time. Each case is read the way the companion reads
+a table: a set-up frame of the same camera and light calibrates (markers, colours, cube size),
+then the game frame is read. Reported: share of (area, colour) counts exactly right, mean
+absolute count error, big pieces (king, grandes, Charlemagne, castles), dice; then how counts
+degrade with lighting, blur and crowding; then occluded frames (a hand in view): none may yield
+counts.
+
+Speed: a full read of one frame (calibration and tile places known) at 1280x720 and 1920x1080,
+as a ratio to one ``cv2.cvtColor(frame, COLOR_BGR2Lab)`` of the same frame, measured in the same
+run. Run: ``.venv/bin/python -m benchmarks.bench_vision`` (or ``make bench``).
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import cv2
+
+from benchmarks.timing import fmt, median_seconds
+from companion.errors import CompanionError
+from companion.vision.calibration import Calibration, calibrate, uncalibrated
+from companion.vision.layout import EL_GRANDE_REGIONS, Layout, load_layout
+from companion.vision.pipeline import Reader, locate_movables, tile_polygons
+from companion.vision.still import StillGate
+from companion.vision.synth import EASY, HARD, Conditions, render, render_sequence
+
+EG_COLOURS = ("yellow", "green", "blue", "red", "black")
+CM_COLOURS = ("red", "blue", "yellow", "green", "pink")
+CM_TILES = tuple(f"t{i:02d}" for i in range(1, 16))
+CASES = 12  # per game and condition set
+
+
+# --- positions ----------------------------------------------------------------------------------
+def el_grande(seed: int, crowd: float = 1.0) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A set-up position and a mid-game position with the same players."""
+    rnd = random.Random(seed)
+    players = rnd.sample(EG_COLOURS, rnd.randint(3, 5))
+    regions = list(EL_GRANDE_REGIONS)
+    rnd.shuffle(regions)
+    king, homes = regions[0], regions[1 : 1 + len(players)]
+    setup = {
+        "game": "el-grande",
+        "players": players,
+        "king": king,
+        "grandes": dict(zip(players, homes, strict=True)),
+        "regions": {h: {p: 2} for p, h in zip(players, homes, strict=True)},
+    }
+    counts: dict[str, dict[str, int]] = {}
+    for region in EL_GRANDE_REGIONS:
+        for p in players:
+            if rnd.random() < min(0.95, 0.45 * crowd):
+                counts.setdefault(region, {})[p] = rnd.randint(1, round(2 + 4 * crowd))
+    game = {
+        "game": "el-grande",
+        "players": players,
+        "king": rnd.choice(regions),
+        "grandes": {p: rnd.choice(regions) for p in players},
+        "regions": counts,
+        "courts": {p: rnd.randint(0, 7) for p in players},
+    }
+    return setup, game
+
+
+def carolus(seed: int, crowd: float = 1.0) -> tuple[dict[str, Any], dict[str, Any]]:
+    rnd = random.Random(seed)
+    players = ["white", "black"] if rnd.random() < 0.6 else ["white", "black", "grey"]
+    colours = [c for c in CM_COLOURS for _ in range(3)]
+    rnd.shuffle(colours)
+    setup = {
+        "game": "carolus-magnus",
+        "players": players,
+        "ring": [
+            {"id": t, "knights": {c: 1}, "castle": None}
+            for t, c in zip(CM_TILES, colours, strict=True)
+        ],
+        "charlemagne": rnd.choice(CM_TILES),
+    }
+    ring = []
+    for t in CM_TILES:
+        knights = {
+            c: rnd.randint(1, round(1 + 3 * crowd))
+            for c in CM_COLOURS
+            if rnd.random() < min(0.95, 0.4 * crowd)
+        }
+        castle = rnd.choice(players) if rnd.random() < 0.3 else None
+        ring.append({"id": t, "knights": knights, "castle": castle})
+    game = {
+        "game": "carolus-magnus",
+        "players": players,
+        "ring": ring,
+        "charlemagne": rnd.choice(CM_TILES),
+        "courts": {p: {c: rnd.randint(0, 5) for c in CM_COLOURS} for p in players},
+        "reserves": {p: {c: rnd.randint(0, 2) for c in CM_COLOURS} for p in players},
+    }
+    return setup, game
+
+
+POSITIONS = {"el-grande": el_grande, "carolus-magnus": carolus}
+
+
+# --- scoring ------------------------------------------------------------------------------------
+@dataclass
+class Score:
+    cells: int = 0
+    exact: int = 0
+    abs_error: int = 0
+    pieces: int = 0
+    pieces_right: int = 0
+    dice: int = 0
+    dice_right: int = 0
+    frames: int = 0
+    failed: int = 0  # frames that gave no observation (markers lost, occluded by mistake)
+
+    def add(self, other: Score) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def line(self) -> str:
+        share = self.exact / self.cells if self.cells else 0.0
+        mae = self.abs_error / self.cells if self.cells else 0.0
+        pieces = f"{self.pieces_right}/{self.pieces}"
+        dice = f"{self.dice_right}/{self.dice}" if self.dice else "-"
+        return (
+            f"counts exact {share:7.2%} ({self.exact}/{self.cells})  MAE {mae:.3f}  "
+            f"pieces {pieces:>7}  dice {dice:>5}  unread frames {self.failed}/{self.frames}"
+        )
+
+
+def calibrated(layout: Layout, setup: dict[str, Any], seed: int, cond: Conditions) -> Calibration:
+    image, _ = render(setup, layout, seed=seed, conditions=cond)
+    polys = None
+    if layout.game == "carolus-magnus":
+        tiles, _ = locate_movables(image, uncalibrated(image, layout), layout)
+        polys = tile_polygons(layout, tiles)
+    return calibrate(image, layout, setup, tile_polygons=polys)
+
+
+def score_case(layout: Layout, seed: int, cond: Conditions, crowd: float = 1.0) -> Score:
+    setup, game = POSITIONS[layout.game](seed, crowd)
+    score = Score(frames=1)
+    image, truth = render(game, layout, seed=seed, conditions=cond)
+    try:
+        obs = Reader(calibrated(layout, setup, seed, cond), layout).read(image)
+    except CompanionError:
+        score.failed = 1
+        return score
+    if obs.occluded:
+        score.failed = 1
+        return score
+    colours = game["players"] if layout.game == "el-grande" else CM_COLOURS
+    areas = set(obs.counts) | set(truth["counts"])
+    for area in areas:
+        for colour in colours:
+            want = truth["counts"].get(area, {}).get(colour, 0)
+            got = obs.count(area, colour)
+            score.cells += 1
+            score.exact += want == got
+            score.abs_error += abs(want - got)
+    for piece in truth["pieces"]:
+        kind = piece["kind"]
+        if kind in ("king", "charlemagne"):
+            score.pieces += 1
+            score.pieces_right += obs.figures.get(kind) == piece["area"]
+        elif kind == "grande":
+            score.pieces += 1
+            score.pieces_right += obs.figures.get(f"grande:{piece['colour']}") == piece["area"]
+        elif kind == "castle":
+            score.pieces += 1
+            score.pieces_right += obs.castles.get(piece["area"]) == piece["colour"]
+    if layout.game == "carolus-magnus":
+        score.pieces += 1  # no castle where there is none
+        truth_castles = {p["area"] for p in truth["pieces"] if p["kind"] == "castle"}
+        score.pieces_right += set(obs.castles) <= truth_castles
+        score.dice += 1
+        score.dice_right += sorted(obs.dice) == sorted(truth["dice"])
+    return score
+
+
+def run_set(
+    name: str,
+    conds: Conditions,
+    seeds: Iterable[int],
+    crowd: float = 1.0,
+    games: Iterable[str] = (),
+) -> Score:
+    total = Score()
+    for game in games or POSITIONS:
+        layout = load_layout(game)
+        score = Score()
+        for seed in seeds:
+            score.add(score_case(layout, seed, conds, crowd))
+        print(f"  {name:<26} {game:<15} {score.line()}", flush=True)
+        total.add(score)
+    return total
+
+
+def occlusion(seeds: Iterable[int]) -> None:
+    """Frames with a hand in view: single frames and clips through the still gate."""
+    single = counted = 0
+    clips = clip_counts = 0
+    for game, make in POSITIONS.items():
+        layout = load_layout(game)
+        for seed in seeds:
+            setup, position = make(seed)
+            cal = calibrated(layout, setup, seed, EASY)
+            reader = Reader(cal, layout)
+            image, truth = render(position, layout, seed=seed, conditions=EASY, hand=True)
+            if not truth["occluded"]:
+                continue
+            single += 1
+            try:
+                obs = reader.read(image)
+                counted += not obs.occluded
+            except CompanionError:
+                pass  # no observation at all: no counts either
+            gate = StillGate()
+            frames = render_sequence(position, layout, seed=seed, conditions=EASY, frames=12)
+            for frame, frame_truth in frames:
+                state = gate.push(frame)
+                if state.ready is None:
+                    continue
+                clips += 1
+                obs = reader.read_still(list(state.ready))
+                if not obs.occluded and frame_truth["occluded"]:
+                    clip_counts += 1
+    print(f"  single frames with a hand: {single}, read as a position: {counted}")
+    print(f"  clips through the still gate: {clips} observations, from a hand frame: {clip_counts}")
+
+
+def speed() -> None:
+    for width, height in ((1280, 720), (1920, 1080)):
+        ratios = []
+        for game, make in POSITIONS.items():
+            layout = load_layout(game)
+            setup, position = make(3)
+            cond = EASY.with_size(width, height)
+            image, _ = render(position, layout, seed=3, conditions=cond)
+            setup_image, _ = render(setup, layout, seed=3, conditions=cond)
+            cal = uncalibrated(setup_image, layout)
+            reader = Reader(cal, layout)
+            tiles, courts = locate_movables(image, cal, layout)
+
+            def read(
+                reader: Reader = reader,
+                image: Any = image,
+                tiles: Any = tiles,
+                courts: Any = courts,
+            ) -> None:
+                reader.read(image, tiles=tiles, courts=courts)
+
+            def floor(image: Any = image) -> None:
+                cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
+
+            t_read = median_seconds(read, runs=9, number=3)
+            t_floor = median_seconds(floor, runs=9, number=10)
+
+            def markers(
+                image: Any = image, cal: Calibration = cal, layout: Layout = layout
+            ) -> None:
+                locate_movables(image, cal, layout)
+
+            t_markers = median_seconds(markers, runs=3)
+            ratios.append(t_read / t_floor)
+            print(
+                f"  {width}x{height} {game:<15} read {fmt(t_read):>9}  "
+                f"Lab floor {fmt(t_floor):>9}  ratio {t_read / t_floor:5.1f}x  "
+                f"(marker search, per session or when tiles move: {fmt(t_markers)})"
+            )
+        print(f"  {width}x{height} median ratio {statistics.median(ratios):.1f}x (aim: 4x)")
+
+
+def main() -> None:
+    seeds = range(CASES)
+    print("accuracy, calibrated on a set-up frame of the same camera and light:")
+    easy = run_set("easy", EASY, seeds)
+    hard = run_set("hard", HARD, seeds)
+    print(f"  {'easy, both games':<42} {easy.line()}")
+    print(f"  {'hard, both games':<42} {hard.line()}")
+    print("degradation (easy camera, one knob turned; 6 cases per game):")
+    few = range(6)
+    for level in (0.2, 0.4):
+        run_set(f"light gradient {level}", replace(EASY, light_gradient=(level, level)), few)
+    for sigma in (1.0, 1.6):
+        run_set(f"blur sigma {sigma}", replace(EASY, blur=(sigma, sigma)), few)
+    for crowd in (1.6, 2.2):
+        run_set(f"crowding x{crowd}", EASY, few, crowd=crowd)
+    print("occlusion (a hand in view):")
+    occlusion(range(6))
+    print("speed per frame (calibrated, tile places known):")
+    speed()
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(0)

@@ -1,0 +1,87 @@
+"""The whole read on tables drawn by the project's renderer (companion.vision.synth).
+
+Each case renders a set-up frame and a game frame with the same camera and light (one seed),
+calibrates on the first and reads the second; counts must equal the renderer's ground truth.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from benchmarks.bench_vision import POSITIONS, calibrated
+from companion.vision.layout import load_layout
+from companion.vision.pipeline import Reader
+from companion.vision.still import StillGate
+from companion.vision.synth import EASY, render, render_sequence
+
+SMALL = EASY
+
+
+def read_case(game: str, seed: int) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    layout = load_layout(game)
+    setup, position = POSITIONS[game](seed)
+    image, truth = render(position, layout, seed=seed, conditions=SMALL)
+    obs = Reader(calibrated(layout, setup, seed, SMALL), layout).read(image)
+    return obs, truth, position
+
+
+@pytest.mark.parametrize("seed", [1, 4, 7])
+def test_el_grande_counts_and_figures_match_the_truth(seed: int) -> None:
+    obs, truth, _ = read_case("el-grande", seed)
+    assert not obs.occluded
+    got = {a: dict(c) for a, c in obs.counts.items() if c}
+    assert got == truth["counts"]
+    for piece in truth["pieces"]:
+        if piece["kind"] == "king":
+            assert obs.figures["king"] == piece["area"]
+        elif piece["kind"] == "grande":
+            assert obs.figures[f"grande:{piece['colour']}"] == piece["area"]
+
+
+@pytest.mark.parametrize("seed", [1, 5])
+def test_carolus_counts_castles_charlemagne_and_dice(seed: int) -> None:
+    obs, truth, _ = read_case("carolus-magnus", seed)
+    assert not obs.occluded
+    got = {a: dict(c) for a, c in obs.counts.items() if c}
+    assert got == truth["counts"]
+    castles = {p["area"]: p["colour"] for p in truth["pieces"] if p["kind"] == "castle"}
+    assert dict(obs.castles) == castles
+    charlemagne = next(p["area"] for p in truth["pieces"] if p["kind"] == "charlemagne")
+    assert obs.figures["charlemagne"] == charlemagne
+    assert sorted(obs.dice) == sorted(truth["dice"])
+
+
+@pytest.mark.parametrize("game", ["el-grande", "carolus-magnus"])
+def test_a_hand_in_view_gives_no_counts(game: str) -> None:
+    layout = load_layout(game)
+    setup, position = POSITIONS[game](11)
+    reader = Reader(calibrated(layout, setup, 11, SMALL), layout)
+    image, truth = render(position, layout, seed=11, conditions=SMALL, hand=True)
+    assert truth["occluded"]
+    obs = reader.read(image)
+    assert obs.occluded
+    assert not obs.counts and not obs.figures and not obs.dice and not obs.castles
+
+
+def test_still_gate_reads_only_after_the_hand_has_gone() -> None:
+    layout = load_layout("el-grande")
+    setup, position = POSITIONS["el-grande"](12)
+    reader = Reader(calibrated(layout, setup, 12, SMALL), layout)
+    gate = StillGate()
+    seen = []
+    clip = render_sequence(position, layout, seed=12, conditions=SMALL, frames=12)
+    for k, (frame, truth) in enumerate(clip):
+        state = gate.push(frame)
+        if state.ready is not None:
+            seen.append((k, reader.read_still(list(state.ready)), truth))
+    assert seen, "the table was still before and after the hand: it must be read"
+    for k, obs, truth in seen:
+        if truth["occluded"]:
+            assert obs.occluded, f"frame {k} shows a hand but was read"
+        else:
+            assert obs.occluded or obs.counts
+    _, last, last_truth = seen[-1]
+    assert not last.occluded
+    assert {a: dict(c) for a, c in last.counts.items() if c} == last_truth["counts"]
