@@ -54,17 +54,21 @@ def el_grande(seed: int, crowd: float = 1.0) -> tuple[dict[str, Any], dict[str, 
         "regions": {h: {p: 2} for p, h in zip(players, homes, strict=True)},
     }
     counts: dict[str, dict[str, int]] = {}
+    courts = {p: rnd.randint(0, 7) for p in players}
+    left = {p: 30 - courts[p] for p in players}  # 30 caballeros each, court included
     for region in EL_GRANDE_REGIONS:
         for p in players:
-            if rnd.random() < min(0.95, 0.45 * crowd):
-                counts.setdefault(region, {})[p] = rnd.randint(1, round(2 + 4 * crowd))
+            if rnd.random() < min(0.95, 0.45 * crowd) and left[p]:
+                n = min(left[p], rnd.randint(1, round(2 + 4 * crowd)))
+                counts.setdefault(region, {})[p] = n
+                left[p] -= n
     game = {
         "game": "el-grande",
         "players": players,
         "king": rnd.choice(regions),
         "grandes": {p: rnd.choice(regions) for p in players},
         "regions": counts,
-        "courts": {p: rnd.randint(0, 7) for p in players},
+        "courts": courts,
     }
     return setup, game
 
@@ -82,25 +86,43 @@ def carolus(seed: int, crowd: float = 1.0) -> tuple[dict[str, Any], dict[str, An
             for t, c in zip(CM_TILES, colours, strict=True)
         ],
         "charlemagne": rnd.choice(CM_TILES),
+        "courts": {p: {c: 0 for c in CM_COLOURS} for p in players},
+        "influence": {c: None for c in CM_COLOURS},
     }
-    ring = []
+    courts = {p: {c: rnd.randint(0, 5) for c in CM_COLOURS} for p in players}
+    reserves = {p: {c: rnd.randint(0, 2) for c in CM_COLOURS} for p in players}
+    # 40 cubes of a colour in the box: what courts and reserves hold is not on the ring.
+    left = {c: 40 - sum(courts[p][c] + reserves[p][c] for p in players) for c in CM_COLOURS}
+    ring: list[dict[str, Any]] = []
     for t in CM_TILES:
-        knights = {
-            c: rnd.randint(1, round(1 + 3 * crowd))
-            for c in CM_COLOURS
-            if rnd.random() < min(0.95, 0.4 * crowd)
-        }
+        knights = {}
+        for c in CM_COLOURS:
+            if rnd.random() < min(0.95, 0.4 * crowd) and left[c]:
+                knights[c] = min(left[c], rnd.randint(1, round(1 + 3 * crowd)))
+                left[c] -= knights[c]
         castle = rnd.choice(players) if rnd.random() < 0.3 else None
+        # Neighbours with castles of one owner would be one region: keep them apart.
+        if castle is not None and ring and ring[-1]["castle"] == castle:
+            castle = None
+        if castle is not None and len(ring) == 14 and ring[0]["castle"] == castle:
+            castle = None
         ring.append({"id": t, "knights": knights, "castle": castle})
     game = {
         "game": "carolus-magnus",
         "players": players,
         "ring": ring,
         "charlemagne": rnd.choice(CM_TILES),
-        "courts": {p: {c: rnd.randint(0, 5) for c in CM_COLOURS} for p in players},
-        "reserves": {p: {c: rnd.randint(0, 2) for c in CM_COLOURS} for p in players},
+        "courts": courts,
+        "influence": {c: _holder(courts, c) for c in CM_COLOURS},
+        "reserves": reserves,
     }
     return setup, game
+
+
+def _holder(courts: dict[str, dict[str, int]], colour: str) -> str | None:
+    """Who holds a colour's influence: the one ahead in courts (of tied ones, the first)."""
+    ranked = sorted(courts, key=lambda p: courts[p][colour], reverse=True)
+    return ranked[0] if courts[ranked[0]][colour] else None
 
 
 POSITIONS = {"el-grande": el_grande, "carolus-magnus": carolus}
@@ -172,12 +194,13 @@ def score_case(layout: Layout, seed: int, cond: Conditions, crowd: float = 1.0) 
         elif kind == "grande":
             score.pieces += 1
             score.pieces_right += obs.figures.get(f"grande:{piece['colour']}") == piece["area"]
-        elif kind == "castle":
+        elif kind == "castle" and piece["area"] in CM_TILES:
             score.pieces += 1
             score.pieces_right += obs.castles.get(piece["area"]) == piece["colour"]
     if layout.game == "carolus-magnus":
         score.pieces += 1  # no castle where there is none
         truth_castles = {p["area"] for p in truth["pieces"] if p["kind"] == "castle"}
+        truth_castles &= set(CM_TILES)
         score.pieces_right += set(obs.castles) <= truth_castles
         score.dice += 1
         score.dice_right += sorted(obs.dice) == sorted(truth["dice"])

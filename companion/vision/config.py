@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class VisionConfig:
-    # The working image is resampled so that a cube's side spans about this many pixels: enough
-    # to count touching cubes by area, small enough that a 1080p frame reads in a few ms.
-    cube_side_px: float = 9.0
+    # The working image is binned (2x2, 3x3 ...) as far as a cube's side keeps at least this
+    # many pixels: enough to see the seams between touching cubes, few enough to be quick.
+    cube_side_px: float = 8.0
     # Lab distance (OpenCV 8-bit Lab units) beyond which a pixel is no known piece colour.
     reject_distance: float = 38.0
     # Lab distance within which a pixel counts as board background (see ColourModel).

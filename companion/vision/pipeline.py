@@ -73,6 +73,11 @@ class Geometry:
     ignore: npt.NDArray[Any]  # printed markers: black and white, not pieces
     tray: Image | None
     mm_px: float  # working pixels per board mm at the board centre
+    hand_zone: npt.NDArray[Any]  # where a hand matters, at half resolution
+    typical_footprint: float
+    tray_box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    tile_mask: npt.NDArray[Any] | None = None
+    tile_box: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
 def tile_polygons(layout: Layout, tiles: Mapping[str, Pose]) -> dict[str, Polygon]:
@@ -133,7 +138,9 @@ def build_geometry(
     cube_mm = float(layout.pieces["cube"])
     centre = (bw / 2, bh / 2)
     cube_px = cube_mm * hg.local_scale(h, centre)
-    scale = min(1.0, config.cube_side_px / cube_px)
+    # Whole-number binning only (2x2, 3x3 ...): OpenCV's area resampling is fast for those, and
+    # a cube keeps at least cube_side_px pixels a side.
+    scale = 1.0 / max(1, math.floor(cube_px / config.cube_side_px))
     size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
 
     def to_work(points: Sequence[tuple[float, float]]) -> npt.NDArray[Any]:
@@ -190,7 +197,15 @@ def build_geometry(
     if trays:
         tray = np.zeros_like(place_map)
         cv2.fillPoly(tray, [to_work(trays[0].polygon.points)], 255)
+    on_board = (board > 0) & (ignore == 0)
+    tile_ids = {t.id for t in layout.tiles}
+    tile_mask = np.isin(place_map, [i + 1 for i, p in enumerate(places) if p.id in tile_ids])
     return Geometry(
+        hand_zone=on_board[::2, ::2],
+        typical_footprint=float(np.median((side * side)[on_board])) if on_board.any() else 81.0,
+        tray_box=_box(tray) if tray is not None else (0, 0, 0, 0),
+        tile_mask=tile_mask if tile_mask.any() else None,
+        tile_box=_box(tile_mask.astype(np.uint8)),
         crop=(x0, y0, x1, y1),
         scale=scale,
         size=size,
@@ -204,6 +219,11 @@ def build_geometry(
         tray=tray,
         mm_px=cube_px * scale / cube_mm,
     )
+
+
+def _box(mask: Image) -> tuple[int, int, int, int]:
+    x, y, w, h = cv2.boundingRect(mask)
+    return (int(x), int(y), int(w), int(h))
 
 
 def fill_holes(mask: Image) -> Image:
@@ -235,14 +255,16 @@ def hand_check(labels: Image, lab: Image, geometry: Geometry, config: VisionConf
     """Why this frame shows a hand or arm over the board, or None."""
     # Skin: warm, mid-light, moderately saturated; pieces rarely sit in this box, and a blob
     # of it many cubes big is a hand whatever the colour model says.
+    # A hand is big: every other pixel of every other row is plenty.
+    lab = lab[::2, ::2]
     a = lab[..., 1]
     b = lab[..., 2]
     skin = (a > 136) & (a < 170) & (b > 136) & (b < 175) & (lab[..., 0] > 60)
-    strange = (labels == UNKNOWN) | skin
-    strange &= (geometry.board > 0) & ~geometry.ignore
-    mask = clean(strange.astype(np.uint8) * 255)
+    strange = (labels[::2, ::2] == UNKNOWN) | skin
+    strange &= geometry.hand_zone
+    mask = cv2.morphologyEx(strange.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    limit = config.hand_min_cubes * float(np.median(geometry.footprint[geometry.board > 0]))
+    limit = config.hand_min_cubes * geometry.typical_footprint / 4
     for i in range(1, n):
         if stats[i, cv2.CC_STAT_AREA] >= limit:
             return f"a hand or arm over the board (blob of {stats[i, cv2.CC_STAT_AREA]} px)"
@@ -584,18 +606,23 @@ class Reader:
         castle = self.layout.pieces.get("castle", {})
         width = float(castle.get("width", 13.0)) * geo.mm_px
         tile_ids = {t.id for t in self.layout.tiles}
-        on_tile = np.zeros(geo.place_map.shape, bool)
-        for index, place in enumerate(geo.places):
-            if place.id in tile_ids:
-                on_tile |= geo.place_map == index + 1
-        chroma = np.hypot(
-            lab[..., 1].astype(np.float32) - 128, lab[..., 2].astype(np.float32) - 128
+        if geo.tile_mask is None:
+            return {}
+        bx, by, bw, bh = geo.tile_box
+        sub = lab[by : by + bh, bx : bx + bw]
+        on_tile = (
+            geo.tile_mask[by : by + bh, bx : bx + bw] & ~geo.ignore[by : by + bh, bx : bx + bw]
         )
-        neutral = (chroma <= self.config.castle_chroma) & on_tile & ~geo.ignore
+        chroma = np.hypot(
+            sub[..., 1].astype(np.float32) - 128, sub[..., 2].astype(np.float32) - 128
+        )
+        neutral = (chroma <= self.config.castle_chroma) & on_tile
         kernel = np.ones((2, 2), np.uint8)
         mask = cv2.morphologyEx(neutral.astype(np.uint8), cv2.MORPH_OPEN, kernel)
         n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        light = lab[..., 0]
+        centroids = np.asarray(centroids) + np.array([bx, by])
+        place_sub = geo.place_map[by : by + bh, bx : bx + bw]
+        light = sub[..., 0]
         out: dict[str, str] = {}
         for i in range(1, n):
             if stats[i, cv2.CC_STAT_AREA] < 0.45 * width * width:
@@ -604,7 +631,7 @@ class Reader:
             if pid is None or pid not in tile_ids:
                 continue
             index = next(k for k, p in enumerate(geo.places) if p.id == pid)
-            tile_light = float(np.median(light[(geo.place_map == index + 1) & ~neutral]))
+            tile_light = float(np.median(light[(place_sub == index + 1) & ~neutral]))
             top = float(np.percentile(light[labels == i], 80)) / max(1.0, tile_light)
             if top >= self.config.white_castle_share:
                 out[pid] = "white"
@@ -624,10 +651,11 @@ class Reader:
         assert geo.tray is not None
         die_mm = float(self.layout.pieces.get("die", 16.0))
         die_area = (die_mm * geo.mm_px) ** 2
-        tray = (geo.tray > 0) & ~geo.ignore
+        tx, ty, tw, th = geo.tray_box
+        tray = (geo.tray[ty : ty + th, tx : tx + tw] > 0) & ~geo.ignore[ty : ty + th, tx : tx + tw]
         if not tray.any():
             return ()
-        pix = lab.astype(np.float32)
+        pix = lab[ty : ty + th, tx : tx + tw].astype(np.float32)
         ref = np.median(pix[tray], axis=0)
         d = np.sqrt(
             (L_WEIGHT * (pix[..., 0] - ref[0])) ** 2
@@ -664,7 +692,7 @@ class Reader:
                 if ragged == small:
                     colour = "crown" if ragged else "yellow"
             for _ in range(max(1, round(area / (die_area * 1.25)))):
-                faces.append((float(centroids[i][1]), float(centroids[i][0]), colour))
+                faces.append((float(centroids[i][1]) + ty, float(centroids[i][0]) + tx, colour))
         return tuple(name for _, _, name in sorted(faces))
 
 

