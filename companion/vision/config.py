@@ -38,11 +38,12 @@ class VisionConfig:
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5
     edge_px: float = 1.0
-    # Castles (Carolus): hueless blobs on a tile; their top's lightness over the tile's says
-    # white, grey or black.
+    # Castles (Carolus): hueless blobs on a tile; their lightness (30th percentile) over the
+    # tile's says white, grey or black.
     castle_chroma: float = 14.0
-    white_castle_share: float = 0.85
-    grey_castle_share: float = 0.58
+    white_castle_share: float = 0.62
+    grey_castle_share: float = 0.37
+    castle_min_area: float = 1.2  # of the castle's square: its sides show too
     # Dice (Carolus): a die stands out from the tray by this Lab distance; its face spot is
     # this saturated; a crown's outline is ragged (solidity below this), a spot round.
     die_contrast: float = 35.0

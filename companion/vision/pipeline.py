@@ -625,14 +625,16 @@ class Reader:
         light = sub[..., 0]
         out: dict[str, str] = {}
         for i in range(1, n):
-            if stats[i, cv2.CC_STAT_AREA] < 0.45 * width * width:
-                continue
+            if stats[i, cv2.CC_STAT_AREA] < self.config.castle_min_area * width * width:
+                continue  # the tile's printed name, a marker's white margin
             pid = place_at(float(centroids[i][0]), float(centroids[i][1]))
             if pid is None or pid not in tile_ids:
                 continue
             index = next(k for k, p in enumerate(geo.places) if p.id == pid)
             tile_light = float(np.median(light[(place_sub == index + 1) & ~neutral]))
-            top = float(np.percentile(light[labels == i], 80)) / max(1.0, tile_light)
+            # The lower third of its lightness: a white castle's shaded side is still light,
+            # a black one's lit bevel and top are still dark.
+            top = float(np.percentile(light[labels == i], 30)) / max(1.0, tile_light)
             if top >= self.config.white_castle_share:
                 out[pid] = "white"
             elif top >= self.config.grey_castle_share:
