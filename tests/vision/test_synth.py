@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.games.errors import PositionError
 from companion.vision.errors import RenderError, VisionError
 from companion.vision.layout import Polygon, Pose, load_layout
 from companion.vision.synth import EASY, HARD, Conditions, render, render_sequence
@@ -72,7 +73,12 @@ def test_el_grande_truth_counts_follow_the_position() -> None:
 
 
 def test_el_grande_courts_default_to_the_setup_seven() -> None:
-    pos = {"game": "el-grande", "players": ["green", "black"]}
+    pos = {
+        "game": "el-grande",
+        "players": ["green", "black"],
+        "king": "aragon",
+        "grandes": {"green": "galicia", "black": "sevilla"},
+    }
     _, truth = render(pos, seed=0, conditions=SMALL)
     assert truth["counts"] == {"court_1": {"green": 7}, "court_2": {"black": 7}}
 
@@ -136,7 +142,7 @@ def test_merged_regions_are_pushed_together(name: str) -> None:
         assert colours == {"white", "grey"}
         assert set(truth["courts"]) == {"court_1", "court_2", "court_3", "court_4"}
         supply = [p["colour"] for p in truth["pieces"] if p["area"] == "castle_supply"]
-        assert sorted(supply) == ["grey"] * 6 + ["white"] * 7  # ann is white, ben grey
+        assert sorted(supply) == ["grey"] * 6 + ["white"] * 7  # castles_left, by team colour
 
 
 @pytest.mark.parametrize(
@@ -243,6 +249,56 @@ def test_bad_position_is_refused_clearly(case: dict[str, Any]) -> None:
     assert case["error"] in str(info.value)
     assert isinstance(info.value, VisionError) and isinstance(info.value, ValueError)
     render(good, seed=0, conditions=SMALL)  # the unedited position renders
+
+
+def test_a_bad_position_gets_the_engines_message() -> None:
+    # The renderer has no position rules of its own: it reads positions through the engines.
+    doc = position("el_grande_round3.json")
+    doc["regions"]["galicia"]["red"] = -1
+    with pytest.raises(RenderError) as info:
+        render(doc, seed=0, conditions=SMALL)
+    assert isinstance(info.value.__cause__, PositionError)
+    assert info.value.__cause__.path == "regions.galicia.red"
+    assert str(info.value) == "regions.galicia.red: -1 is not a count"
+
+
+def test_json_order_does_not_change_the_render() -> None:
+    # Pieces are placed in the engines' order (seats, regions, colours), not the JSON's.
+    pos = position("carolus_two_players.json")
+    shuffled = copy.deepcopy(pos)
+    for tile in shuffled["ring"]:
+        tile["knights"] = dict(reversed(tile["knights"].items()))
+    for key in ("courts", "reserves"):
+        shuffled[key] = {p: dict(reversed(c.items())) for p, c in reversed(pos[key].items())}
+    a, ta = render(pos, seed=3, conditions=SMALL)
+    b, tb = render(shuffled, seed=3, conditions=SMALL)
+    assert np.array_equal(a, b) and ta == tb
+    eg = position("el_grande_round3.json")
+    eg_shuffled = {**eg, "regions": dict(reversed(eg["regions"].items()))}
+    eg_shuffled["grandes"] = dict(reversed(eg["grandes"].items()))
+    a, ta = render(eg, seed=3, conditions=SMALL)
+    b, tb = render(eg_shuffled, seed=3, conditions=SMALL)
+    assert np.array_equal(a, b) and ta == tb
+
+
+def test_a_legal_position_too_crowded_for_the_layout_is_refused() -> None:
+    # The engines allow 30 caballeros of each of 5 colours in one region; the board does not
+    # hold 150 cubes in Galicia.
+    colours = ["yellow", "green", "blue", "red", "black"]
+    crowded = {
+        "game": "el-grande",
+        "players": colours,
+        "king": "aragon",
+        "grandes": dict.fromkeys(colours, "aragon"),
+        "regions": {"galicia": dict.fromkeys(colours, 30)},
+    }
+    with pytest.raises(RenderError, match=r"cannot fit another .* cube in galicia"):
+        render(crowded, seed=0, conditions=SMALL)
+    # 16 knights of each colour on one territory are within the game's cubes, not the tile's.
+    cm = position("carolus_two_players.json")
+    cm["ring"][0]["knights"] = {c: 16 for c in ("red", "blue", "yellow", "green", "pink")}
+    with pytest.raises(RenderError, match=r"cannot fit another .* cube in t01"):
+        render(cm, seed=0, conditions=SMALL)
 
 
 def test_layout_of_the_other_game_is_refused() -> None:

@@ -29,6 +29,7 @@ def test_markers_command_writes_a_detectable_sheet(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "4 markers (0, 1, 2, 3)" in out.stdout and "50 mm" in out.stdout
     page = cv2.imread(str(tmp_path / "m.png"), cv2.IMREAD_GRAYSCALE)
+    assert page is not None
     dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
     _, ids, _ = cv2.aruco.ArucoDetector(dictionary).detectMarkers(page)
     assert sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
@@ -69,7 +70,7 @@ def test_render_writes_image_and_truth(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     image = cv2.imread(str(target))
-    assert image.shape == (360, 640, 3)
+    assert image is not None and image.shape == (360, 640, 3)
     truth = json.loads((tmp_path / "table.json").read_text())
     assert truth["seed"] == 3 and truth["dice"] == ["crown", "green", "blue"]
     assert truth["occluded"] is True
@@ -102,7 +103,13 @@ def test_render_bad_position_exits_2_and_writes_nothing(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(
         json.dumps(
-            {"game": "el-grande", "players": ["red", "blue"], "regions": {"galicia": {"red": -2}}}
+            {
+                "game": "el-grande",
+                "players": ["red", "blue"],
+                "king": "aragon",
+                "grandes": {"red": "galicia", "blue": "sevilla"},
+                "regions": {"galicia": {"red": -2}},
+            }
         )
     )
     out = run("vision", "render", str(bad), "--out", str(tmp_path / "x.png"))
@@ -158,6 +165,7 @@ def test_layout_check_ok_and_overlay_on_a_rendered_photo(tmp_path: Path) -> None
     assert "board markers [0, 1, 2, 3]" in out.stdout and "t15" in out.stdout
     overlay = cv2.imread(str(tmp_path / "o.png"))
     original = cv2.imread(str(photo))
+    assert overlay is not None and original is not None
     assert overlay.shape == original.shape and not np.array_equal(overlay, original)
 
 

@@ -11,13 +11,14 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from companion.games.elgrande.position import Position
 from companion.vision.errors import RenderError
 from companion.vision.layout import GAMES, Layout, MarkerSpec, Pose, load_layout
 from companion.vision.synth import art, effects
 from companion.vision.synth.camera import Camera, make_camera
 from companion.vision.synth.conditions import EASY, PRESETS, Conditions
 from companion.vision.synth.pieces import draw_pieces, draw_shadows
-from companion.vision.synth.scene import Scene, carolus_scene, el_grande_scene
+from companion.vision.synth.scene import Scene, carolus_scene, el_grande_scene, read_position
 
 U8 = NDArray[np.uint8]
 F32 = NDArray[np.float32]
@@ -66,12 +67,13 @@ def _prepare(
         raise RenderError(f"layout {layout.name!r} is for {layout.game}, the position is {game}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise RenderError(f"seed: {seed!r} is not a whole number ≥ 0")
+    parsed = read_position(position)
     scene_rng, camera_rng, light_rng, hand_rng, _ = _seeds(seed)
-    if game == "el-grande":
-        scene = el_grande_scene(position, layout, scene_rng, conditions)
+    if isinstance(parsed, Position):
+        scene = el_grande_scene(parsed, layout, scene_rng, conditions)
     else:
         scene = carolus_scene(
-            position, layout, scene_rng, conditions, None if dice is None else tuple(dice)
+            parsed, layout, scene_rng, conditions, None if dice is None else tuple(dice)
         )
     extent = art.table_extent(layout, margin=10.0)
     target = ((extent[0] + extent[2]) / 2, (extent[1] + extent[3]) / 2)

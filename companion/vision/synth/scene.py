@@ -13,51 +13,18 @@ from typing import Any
 
 import numpy as np
 
+from companion.games.carolus.moves import COLOURS as CAROLUS_COLOURS
+from companion.games.carolus.position import from_position
+from companion.games.carolus.state import State as CarolusPosition
+from companion.games.elgrande.board import CASTILLO, MOBILE_SCOREBOARDS, REGIONS
+from companion.games.elgrande.position import Position as ElGrandePosition
+from companion.games.elgrande.position import position_from_json
+from companion.games.errors import PositionError
 from companion.vision.errors import RenderError
-from companion.vision.layout import (
-    CAROLUS_COLOURS,
-    CAROLUS_TILES,
-    EL_GRANDE_REGIONS,
-    Layout,
-    Polygon,
-    Pose,
-)
+from companion.vision.layout import Layout, Polygon, Pose
 from companion.vision.synth.conditions import Conditions
 
-EL_GRANDE_COLOURS = ("yellow", "green", "blue", "red", "black")
-CASTLE_COLOURS = ("white", "black", "grey")
 DIE_FACES = (*CAROLUS_COLOURS, "crown")
-MOBILE_SCOREBOARDS = ([8, 4, 0], [4, 0, 0])  # rules, section 1
-COURT_START = 7  # El Grande: caballeros in each court at setup (rules, section 1)
-
-EL_GRANDE_KEYS = {
-    "game",
-    "players",
-    "round",
-    "king",
-    "grandes",
-    "regions",
-    "castillo",
-    "scoreboards",
-    "courts",
-    "provinces",
-    "scores",
-    "options",
-}
-CAROLUS_KEYS = {
-    "game",
-    "players",
-    "teams",
-    "ring",
-    "regions",
-    "charlemagne",
-    "courts",
-    "influence",
-    "reserves",
-    "discs",
-    "castles_left",
-    "options",
-}
 
 
 @dataclass(frozen=True)
@@ -110,36 +77,19 @@ class Scene:
             self.counts[area][colour] = self.counts[area].get(colour, 0) + n
 
 
-# --- position checks (only what the renderer needs; the engines check the rules) ---------------
-def _fail(path: str, message: str) -> RenderError:
-    return RenderError(f"{path}: {message}")
+# --- the position, as the rules engines read it ---------------------------------------------------
+def read_position(position: Mapping[str, Any]) -> ElGrandePosition | CarolusPosition:
+    """The position read and checked by its game's engine (``spec/positions.md`` is theirs).
 
-
-def _obj(value: object, path: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _fail(path, f"must be a JSON object, got {type(value).__name__}")
-    return value
-
-
-def _count(value: object, path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _fail(path, f"{value!r} is not a count")
-    return value
-
-
-def _colour_counts(value: object, path: str, colours: tuple[str, ...]) -> dict[str, int]:
-    out = {}
-    for colour, n in _obj(value, path).items():
-        if colour not in colours:
-            raise _fail(f"{path}.{colour}", f"not a colour ({', '.join(colours)})")
-        out[colour] = _count(n, f"{path}.{colour}")
-    return out
-
-
-def _check_keys(position: Mapping[str, Any], allowed: set[str]) -> None:
-    for key in position:
-        if key not in allowed:
-            raise _fail(key, f"unknown key (allowed: {', '.join(sorted(allowed))})")
+    The renderer has no position rules of its own: what the engine refuses, it refuses, with the
+    engine's path and problem (``regions.galicia.red: -1 is not a count``) as a RenderError.
+    """
+    try:
+        if position.get("game") == "el-grande":
+            return position_from_json(position)
+        return from_position(position).state
+    except PositionError as exc:
+        raise RenderError(str(exc)) from exc
 
 
 # --- placement ---------------------------------------------------------------------------------
@@ -279,18 +229,12 @@ def _piece_size(layout: Layout, key: str, sub: str | None = None, default: float
 
 # --- El Grande ---------------------------------------------------------------------------------
 def el_grande_scene(
-    position: Mapping[str, Any], layout: Layout, rng: np.random.Generator, conditions: Conditions
+    position: ElGrandePosition, layout: Layout, rng: np.random.Generator, conditions: Conditions
 ) -> Scene:
-    _check_keys(position, EL_GRANDE_KEYS)
-    players = position.get("players")
-    if not isinstance(players, list) or not 2 <= len(players) <= 5:
-        raise _fail("players", "must list 2 to 5 player colours in seating order")
-    for i, p in enumerate(players):
-        if p not in EL_GRANDE_COLOURS:
-            raise _fail(f"players[{i}]", f"{p!r} is not a colour ({', '.join(EL_GRANDE_COLOURS)})")
-    if len(set(players)) != len(players):
-        raise _fail("players", "a colour appears twice")
-    colours = tuple(players)
+    """Where everything of an El Grande position lies. Pieces are placed in a fixed order
+    (players' seating order, the engine's region order), so the scene depends on what the
+    position holds, not on how its JSON happens to be ordered."""
+    colours = position.players
     scene = Scene("el-grande", colours)
     cube = _piece_size(layout, "cube")
     placers: dict[str, Placer] = {}
@@ -300,34 +244,12 @@ def el_grande_scene(
             placers[area] = Placer(layout.polygon(area), rng, conditions)
         return placers[area]
 
-    regions = _obj(position.get("regions", {}), "regions")
-    king = position.get("king")
-    if king is not None and king not in EL_GRANDE_REGIONS:
-        raise _fail("king", f"{king!r} is not a region id")
-    grandes = _obj(position.get("grandes", {}), "grandes")
-    for colour, region in grandes.items():
-        if colour not in colours:
-            raise _fail(f"grandes.{colour}", "not among players")
-        if region not in EL_GRANDE_REGIONS:
-            raise _fail(f"grandes.{colour}", f"{region!r} is not a region id (never the castillo)")
-    scoreboards = _obj(position.get("scoreboards", {}), "scoreboards")
-    for area, values in scoreboards.items():
-        if area not in (*EL_GRANDE_REGIONS, "castillo"):
-            raise _fail(f"scoreboards.{area}", "not a region id or castillo")
-        if not (
-            isinstance(values, list)
-            and len(values) == 3
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in values)
-        ):
-            raise _fail(
-                f"scoreboards.{area}", f"{values!r} is not three values [first, second, third]"
-            )
-        scene.scoreboards[area] = list(values)
+    scene.scoreboards = {area: list(values) for area, values in position.scoreboards.items()}
 
     # Flat scoreboards first, so pieces keep off them.
     for area, values in scene.scoreboards.items():
-        if area == "castillo":
-            cx, cy = layout.polygon("castillo").centroid
+        if area == CASTILLO:
+            cx, cy = layout.polygon(CASTILLO).centroid
             pose = Pose(cx, cy + 62, 0.0)
         else:
             x, y, a = placer(area).place(30.0, touching=False, what="mobile scoreboard")
@@ -336,54 +258,43 @@ def el_grande_scene(
     # The box's other mobile scoreboards wait on their rest, if the layout has one.
     rest = layout.areas_of_kind("scoreboard_rest")
     if rest:
-        for values in MOBILE_SCOREBOARDS:
-            if values in scene.scoreboards.values():
+        for board in MOBILE_SCOREBOARDS:
+            if board in position.scoreboards.values():
                 continue
             x, y, a = placer(rest[0].id).place(30.0, touching=False, what="mobile scoreboard")
-            label = " ".join(map(str, values))
+            label = " ".join(map(str, board))
             scene.flats.append(Flat("scoreboard", rest[0].id, Pose(x, y, a), label=label))
-            scene.resting_scoreboards.append(list(values))
+            scene.resting_scoreboards.append(list(board))
 
-    if king is not None:
-        size = _piece_size(layout, "king", "diameter", 22)
-        x, y, a = placer(king).place(size, touching=False, what="king")
-        scene.pieces.append(
-            Piece("king", "black", king, x, y, a, size, _piece_size(layout, "king", "height", 40))
-        )
-    for colour, region in grandes.items():
+    king = position.king
+    size = _piece_size(layout, "king", "diameter", 22)
+    x, y, a = placer(king).place(size, touching=False, what="king")
+    scene.pieces.append(
+        Piece("king", "black", king, x, y, a, size, _piece_size(layout, "king", "height", 40))
+    )
+    for colour in colours:
+        region = position.grandes[colour]
         size = _piece_size(layout, "grande", default=16)
         x, y, a = placer(region).place(size, touching=False, what="grande")
         scene.pieces.append(Piece("grande", colour, region, x, y, a, size, size))
 
-    for region, counts in regions.items():
-        if region not in EL_GRANDE_REGIONS:
-            raise _fail(f"regions.{region}", "not a region id")
-        region_counts = _colour_counts(counts, f"regions.{region}", EL_GRANDE_COLOURS)
-        placer(region).expect(sum(region_counts.values()), cube)
-        for colour, n in region_counts.items():
-            if n and colour not in colours:
-                raise _fail(f"regions.{region}.{colour}", "not among players")
-            _cubes(scene, placer(region), region, colour, n, cube)
+    for region in REGIONS:
+        counts = position.areas.get(region, {})
+        if not counts:
+            continue
+        placer(region).expect(sum(counts.values()), cube)
+        for colour in colours:
+            _cubes(scene, placer(region), region, colour, counts.get(colour, 0), cube)
 
-    castillo = _colour_counts(position.get("castillo", {}), "castillo", EL_GRANDE_COLOURS)
-    scene.hidden["castillo"] = (
-        "inside the tower: not visible" if sum(castillo.values()) else "empty"
-    )
-    cx, cy = layout.polygon("castillo").centroid
-    x0, y0, x1, y1 = layout.polygon("castillo").bbox
+    in_tower = sum(position.areas.get(CASTILLO, {}).values())
+    scene.hidden[CASTILLO] = "inside the tower: not visible" if in_tower else "empty"
+    cx, cy = layout.polygon(CASTILLO).centroid
+    x0, y0, x1, y1 = layout.polygon(CASTILLO).bbox
     side = 0.92 * min(x1 - x0, y1 - y0)
-    scene.pieces.append(Piece("tower", "tower", "castillo", cx, cy, 0.0, side, 1.15 * side))
+    scene.pieces.append(Piece("tower", "tower", CASTILLO, cx, cy, 0.0, side, 1.15 * side))
 
-    courts = position.get("courts")
-    court_counts = (
-        {c: COURT_START for c in colours}
-        if courts is None
-        else _colour_counts(courts, "courts", EL_GRANDE_COLOURS)
-    )
-    for colour, n in court_counts.items():
-        if colour not in colours:
-            raise _fail(f"courts.{colour}", "not among players")
-        seat = colours.index(colour) + 1
+    for seat, colour in enumerate(colours, 1):
+        n = position.courts.get(colour, 0)
         area = layout.seat_area("court", seat).id
         placer(area).expect(n, cube)
         _cubes(scene, placer(area), area, colour, n, cube)
@@ -398,35 +309,6 @@ def _cubes(scene: Scene, placer: Placer, area: str, colour: str, n: int, size: f
 
 
 # --- Carolus Magnus ----------------------------------------------------------------------------
-def _castle_colours(position: Mapping[str, Any]) -> dict[str, str]:
-    """Player name → castle colour."""
-    players = position["players"]
-    teams = position.get("teams")
-    if teams is None:
-        for i, p in enumerate(players):
-            if p not in CASTLE_COLOURS:
-                raise _fail(
-                    f"players[{i}]",
-                    f"{p!r}: without teams a player is a castle colour "
-                    f"({', '.join(CASTLE_COLOURS)})",
-                )
-        return {p: p for p in players}
-    out = {}
-    for colour, members in _obj(teams, "teams").items():
-        if colour not in CASTLE_COLOURS:
-            raise _fail(f"teams.{colour}", "not a castle colour")
-        if not isinstance(members, list):
-            raise _fail(f"teams.{colour}", "must list the team's players")
-        for m in members:
-            if m not in players:
-                raise _fail(f"teams.{colour}", f"{m!r} is not among players")
-            out[m] = colour
-    for p in players:
-        if p not in out:
-            raise _fail("teams", f"player {p!r} is in no team")
-    return out
-
-
 def _group_angles(
     ring_ids: list[str],
     groups: list[list[str]],
@@ -441,7 +323,7 @@ def _group_angles(
     for group in groups:
         positions = [index[t] for t in group]
         first = positions[0]
-        # The group is a clockwise run starting at its first member (checked by the caller).
+        # The group is a clockwise run starting at its first member (the engine's runs are).
         centre = 360.0 * first / n + 360.0 * (len(group) - 1) / (2 * n)
         centre += rng.normal(0, jitter * 0.15)
         for k, tile in enumerate(group):
@@ -453,50 +335,26 @@ def _group_angles(
 
 
 def carolus_scene(
-    position: Mapping[str, Any],
+    position: CarolusPosition,
     layout: Layout,
     rng: np.random.Generator,
     conditions: Conditions,
     dice: tuple[str, ...] | None,
 ) -> Scene:
-    _check_keys(position, CAROLUS_KEYS)
-    players = position.get("players")
-    if not isinstance(players, list) or not 2 <= len(players) <= 4:
-        raise _fail("players", "must list 2 to 4 player names")
+    """Where everything of a Carolus Magnus position lies. Colours are placed in the engine's
+    colour order and players in seating order, whatever the order of the JSON."""
+    players = position.players
     if len(players) > len(layout.courts):
-        raise _fail("players", f"the layout has court cards for {len(layout.courts)} seats only")
-    castle_of = _castle_colours(position)
-    scene = Scene("carolus-magnus", tuple(players))
+        raise RenderError(
+            f"players: the layout has court cards for {len(layout.courts)} seats only"
+        )
+    scene = Scene("carolus-magnus", players)
     cube = _piece_size(layout, "cube")
     assert layout.ring is not None and layout.court_card is not None
 
-    ring = position.get("ring")
-    if not isinstance(ring, list) or len(ring) != 15:
-        raise _fail("ring", "must list the 15 territories in clockwise order")
-    ring_ids: list[str] = []
-    for i, item in enumerate(ring):
-        t = _obj(item, f"ring[{i}]")
-        for key in t:
-            if key not in ("id", "knights", "castle"):
-                raise _fail(f"ring[{i}].{key}", "unknown key (allowed: castle, id, knights)")
-        if t.get("id") not in CAROLUS_TILES:
-            raise _fail(f"ring[{i}].id", f"{t.get('id')!r} is not a territory id t01..t15")
-        ring_ids.append(t["id"])
-    if len(set(ring_ids)) != 15:
-        raise _fail("ring", "a territory appears twice")
-
-    groups_val = position.get("regions", [])
-    if not isinstance(groups_val, list):
-        raise _fail("regions", "must be a list of groups of territory ids")
-    groups: list[list[str]] = []
-    index = {t: i for i, t in enumerate(ring_ids)}
-    for g, group in enumerate(groups_val):
-        if not isinstance(group, list) or not group or any(t not in index for t in group):
-            raise _fail(f"regions[{g}]", f"{group!r} is not a list of territory ids of the ring")
-        start = index[group[0]]
-        if [index[t] for t in group] != [(start + k) % 15 for k in range(len(group))]:
-            raise _fail(f"regions[{g}]", "not a clockwise run of consecutive territories")
-        groups.append(list(group))
+    ring_ids = list(position.ring)
+    # Groups pushed together: the engine's clockwise runs of more than one territory.
+    groups = [[ring_ids[t] for t in run] for run in position.regions if len(run) > 1]
     scene.regions = groups
 
     angles = _group_angles(ring_ids, groups, layout.ring.tile_angle, rng, conditions.jitter)
@@ -510,44 +368,24 @@ def carolus_scene(
         p.block(pose.x, pose.y, layout.tile_marker_size * 4 / 3 + 4, math.radians(pose.angle))
         tile_placers[tile_id] = p
 
-    charlemagne = position.get("charlemagne")
-    if charlemagne is not None:
-        if charlemagne not in index:
-            raise _fail("charlemagne", f"{charlemagne!r} is not a territory id of the ring")
-        size = _piece_size(layout, "charlemagne", "diameter", 20)
-        x, y, a = tile_placers[charlemagne].place(size, touching=False, what="Charlemagne")
-        scene.pieces.append(
-            Piece(
-                "charlemagne",
-                "yellow",
-                charlemagne,
-                x,
-                y,
-                a,
-                size,
-                _piece_size(layout, "charlemagne", "height", 36),
-            )
-        )
+    charlemagne = ring_ids[position.charlemagne]
+    size = _piece_size(layout, "charlemagne", "diameter", 20)
+    x, y, a = tile_placers[charlemagne].place(size, touching=False, what="Charlemagne")
+    height = _piece_size(layout, "charlemagne", "height", 36)
+    scene.pieces.append(Piece("charlemagne", "yellow", charlemagne, x, y, a, size, height))
     castle_w = _piece_size(layout, "castle", "width", 13)
     castle_h = _piece_size(layout, "castle", "height", 16)
-    for i, item in enumerate(ring):
-        tile_id = item["id"]
-        castle = item.get("castle")
+    for i, tile_id in enumerate(ring_ids):
+        castle = position.castle[i]
         if castle is not None:
-            if castle not in CASTLE_COLOURS:
-                raise _fail(f"ring[{i}].castle", f"{castle!r} is not a castle colour or null")
             x, y, a = tile_placers[tile_id].place(castle_w, touching=False, what="castle")
             scene.pieces.append(Piece("castle", castle, tile_id, x, y, a, castle_w, castle_h))
-        knights = _colour_counts(item.get("knights", {}), f"ring[{i}].knights", CAROLUS_COLOURS)
+        knights = position.knights[i]
         tile_placers[tile_id].expect(sum(knights.values()), cube)
-        for colour, n in knights.items():
-            _cubes(scene, tile_placers[tile_id], tile_id, colour, n, cube)
+        for colour in CAROLUS_COLOURS:
+            _cubes(scene, tile_placers[tile_id], tile_id, colour, knights.get(colour, 0), cube)
 
-    courts = _obj(position.get("courts", {}), "courts")
-    for name, counts in courts.items():
-        if name not in players:
-            raise _fail(f"courts.{name}", "not among players")
-        seat = players.index(name) + 1
+    for seat, name in enumerate(players, 1):
         spec = layout.court(seat)
         j = conditions.jitter
         pose = Pose(
@@ -557,38 +395,34 @@ def carolus_scene(
         )
         scene.flats.append(Flat("court_card", f"court_{seat}", pose, spec.marker, name))
         area = f"court_{seat}"
-        for colour, n in _colour_counts(counts, f"courts.{name}", CAROLUS_COLOURS).items():
-            row = layout.court_row_polygon(colour, pose)
-            scene.court_rows[f"{area}.{colour}"] = row
+        court = position.courts.get(name, {})
+        for colour in CAROLUS_COLOURS:
+            scene.court_rows[f"{area}.{colour}"] = layout.court_row_polygon(colour, pose)
+            n = court.get(colour, 0)
             _court_row(scene, layout, pose, colour, n, cube, area, rng, conditions)
 
-    reserves = _obj(position.get("reserves", {}), "reserves")
-    for name, counts in reserves.items():
-        if name not in players:
-            raise _fail(f"reserves.{name}", "not among players")
-        area = layout.seat_area("reserve", players.index(name) + 1).id
+    for seat, name in enumerate(players, 1):
+        reserve = position.reserves.get(name, {})
+        if not any(reserve.values()):
+            continue
+        area = layout.seat_area("reserve", seat).id
         p = Placer(layout.polygon(area), rng, conditions)
-        reserve = _colour_counts(counts, f"reserves.{name}", CAROLUS_COLOURS)
         p.expect(sum(reserve.values()), cube)
-        for colour, n in reserve.items():
-            _cubes(scene, p, area, colour, n, cube)
+        for colour in CAROLUS_COLOURS:
+            _cubes(scene, p, area, colour, reserve.get(colour, 0), cube)
 
-    castles_left = _obj(position.get("castles_left", {}), "castles_left")
+    # Castles not on the board wait in the supply, by castle colour (the engine fills in
+    # what the position leaves out).
     supply = Placer(layout.polygon("castle_supply"), rng, conditions)
-    teams = set(castle_of.values()) if position.get("teams") else set()
-    for name, n in castles_left.items():
-        # Keyed by player, or with teams also by the team's castle colour.
-        if name not in players and name not in teams:
-            raise _fail(f"castles_left.{name}", "not among players (nor a team colour)")
-        colour = castle_of.get(name, name)
-        for _ in range(_count(n, f"castles_left.{name}")):
+    for colour, n in position.castles_left.items():
+        for _ in range(n):
             x, y, a = supply.place(castle_w, touching=False, what="castle in the supply")
             scene.pieces.append(
                 Piece("castle", colour, "castle_supply", x, y, a, castle_w, castle_h)
             )
 
     if dice is None:
-        dice = tuple(DIE_FACES[int(rng.integers(6))] for _ in range(3))
+        dice = tuple(DIE_FACES[int(rng.integers(len(DIE_FACES)))] for _ in range(3))
     tray = Placer(layout.polygon("dice_tray"), rng, conditions)
     die = _piece_size(layout, "die", default=16)
     for face in dice:
