@@ -105,17 +105,20 @@ def fit_homography(
     detected: Mapping[int, FloatArray],
     board_markers: Mapping[int, FloatArray],
     lens: Lens | None = None,
+    min_markers: int = 3,
 ) -> FloatArray:
     """Board-mm -> image-px homography from the corners of the board markers.
 
-    ``board_markers`` gives each needed marker's corners in board mm; every one must have been
-    detected, else :class:`MarkersNotFound` names the missing ids.
+    ``board_markers`` gives each marker's corners in board mm. Three markers (12 corners) fix
+    the board well, so one may be hidden (a cup, a sleeve); with fewer,
+    :class:`MarkersNotFound` names the missing ids.
     """
     missing = sorted(i for i in board_markers if i not in detected)
-    if missing:
+    if len(board_markers) - len(missing) < min(min_markers, len(board_markers)):
         raise MarkersNotFound(missing, sorted(detected))
-    src = np.concatenate([board_markers[i] for i in sorted(board_markers)])
-    dst = np.concatenate([undistort(detected[i], lens) for i in sorted(board_markers)])
+    seen = sorted(i for i in board_markers if i in detected)
+    src = np.concatenate([board_markers[i] for i in seen])
+    dst = np.concatenate([undistort(detected[i], lens) for i in seen])
     h, _ = cv2.findHomography(src, dst, cv2.RANSAC, 3.0)
     if h is None:
         raise MarkersNotFound([], sorted(detected))

@@ -74,6 +74,7 @@ class Geometry:
     tray: Image | None
     mm_px: float  # working pixels per board mm at the board centre
     hand_zone: npt.NDArray[Any]  # where a hand matters, at half resolution
+    area_zone: npt.NDArray[Any]  # the areas and places, at half resolution
     typical_footprint: float
     tray_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     tile_mask: npt.NDArray[Any] | None = None
@@ -198,10 +199,17 @@ def build_geometry(
         tray = np.zeros_like(place_map)
         cv2.fillPoly(tray, [to_work(trays[0].polygon.points)], 255)
     on_board = (board > 0) & (ignore == 0)
+    # The tower's brown sides lean far out in the image: the hand check keeps well clear.
+    tower = np.zeros_like(ignore)
+    for area in layout.areas_of_kind("castillo"):
+        cv2.fillPoly(tower, [to_work(_grow(area.polygon.points, 2.6))], 1)
     tile_ids = {t.id for t in layout.tiles}
     tile_mask = np.isin(place_map, [i + 1 for i, p in enumerate(places) if p.id in tile_ids])
     return Geometry(
-        hand_zone=on_board[::2, ::2],
+        # A hand anywhere over the board matters, over bare mat too: it is about to move
+        # something.
+        hand_zone=((ignore == 0) & (tower == 0))[::2, ::2],
+        area_zone=on_board[::2, ::2],
         typical_footprint=float(np.median((side * side)[on_board])) if on_board.any() else 81.0,
         tray_box=_box(tray) if tray is not None else (0, 0, 0, 0),
         tile_mask=tile_mask if tile_mask.any() else None,
@@ -260,8 +268,9 @@ def hand_check(labels: Image, lab: Image, geometry: Geometry, config: VisionConf
     a = lab[..., 1]
     b = lab[..., 2]
     skin = (a > 136) & (a < 170) & (b > 136) & (b < 175) & (lab[..., 0] > 60)
-    strange = (labels[::2, ::2] == UNKNOWN) | skin
-    strange &= geometry.hand_zone
+    # Over the areas anything of no known colour is suspect; over bare mat or the board's
+    # frame (scoreboards, print, the tower's shadow) only skin is.
+    strange = ((labels[::2, ::2] == UNKNOWN) & geometry.area_zone) | (skin & geometry.hand_zone)
     mask = cv2.morphologyEx(strange.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     limit = config.hand_min_cubes * geometry.typical_footprint / 4
@@ -497,6 +506,11 @@ class Reader:
         dice: tuple[str, ...] = ()
         if geo.tray is not None:
             dice = self._read_dice(lab, geo)
+        for marker in layout.board_markers:
+            if marker.id not in self.calibration.markers:
+                unread[f"marker {marker.id}"] = (
+                    f"not seen ({marker.where}); the board's place comes from the other markers"
+                )
         if layout.game == "el-grande":
             unread["castillo"] = (
                 "inside the tower: hidden by the rules, counted by the tower sensor"

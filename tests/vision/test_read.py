@@ -105,13 +105,23 @@ def test_blank_image_names_the_missing_markers(eg: Layout) -> None:
     assert err.value.missing == (0, 1, 2, 3)
 
 
-def test_covered_marker_is_named(eg: Layout) -> None:
-    img = paint(Table(eg))
+def test_one_covered_marker_is_named_and_the_board_still_read(eg: Layout) -> None:
+    t = el_grande_table(eg)
+    img = paint(t)
     # Paint over the top-left marker (id 0) as a coffee cup would.
     img[:120, :160] = 90
+    obs = Reader(uncalibrated(img, eg), eg).read(img)
+    assert "marker 0" in obs.unread
+    assert {a: dict(c) for a, c in obs.counts.items() if c} == EXPECTED
+
+
+def test_two_covered_markers_are_named(eg: Layout) -> None:
+    img = paint(Table(eg))
+    img[:120, :160] = 90  # id 0, top left
+    img[-120:, -160:] = 90  # id 2, bottom right
     with pytest.raises(MarkersNotFound) as err:
         uncalibrated(img, eg)
-    assert err.value.missing == (0,)
+    assert err.value.missing == (0, 2)
 
 
 def test_frame_of_another_size_is_refused(eg: Layout) -> None:
