@@ -66,6 +66,9 @@ class Calibration:
     sampled: tuple[str, ...] = field(default=())  # colours measured on the table, not nominal
     # Counted pixels of one cube top over the model's, per colour, measured on the set-up frame.
     factors: Mapping[str, float] = field(default_factory=dict)
+    # Carolus: where each territory tile and court card lay (board mm, degrees) when calibrated:
+    # a frame that does not show a marker is read with the tile where it was.
+    movables: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         w, h = self.image_size
@@ -95,6 +98,7 @@ class Calibration:
             },
             "sampled": list(self.sampled),
             "factors": {c: round(f, 4) for c, f in self.factors.items()},
+            "movables": {k: [round(v, 2) for v in pose] for k, pose in self.movables.items()},
         }
 
     def save(self, path: str | Path) -> None:
@@ -131,6 +135,10 @@ class Calibration:
                 ),
                 sampled=tuple(data.get("sampled", ())),
                 factors={str(c): float(f) for c, f in dict(data.get("factors", {})).items()},
+                movables={
+                    str(k): (float(v[0]), float(v[1]), float(v[2]))
+                    for k, v in dict(data.get("movables", {})).items()
+                },
             )
         except CalibrationError:
             raise
@@ -295,6 +303,15 @@ def calibrate(
     skipped). Colours with no known place keep their nominal value.
     """
     base = uncalibrated(image, layout, lens, config)
+    if layout.game == "carolus-magnus":
+        from companion.vision.pipeline import locate_movables
+
+        tiles, courts = locate_movables(image, base, layout)
+        movables = {t: (p.x, p.y, p.angle) for t, p in tiles.items()}
+        movables.update({f"court_{s}": (p.x, p.y, p.angle) for s, p in courts.items()})
+        base = replace(base, movables=movables)
+        if tile_polygons is None:
+            tile_polygons = {t: layout.tile_polygon(t, p) for t, p in tiles.items()}
     if setup is None:
         return base
     h = base.h
@@ -325,7 +342,10 @@ def calibrate(
         piece_distance=config.reject_distance * 0.8,
     )
     model = ColourModel(pieces, bg, config.reject_distance, config.background_distance)
-    made = _make(image, layout, h, detected, model, lens, tuple(sorted(refs)))
+    made = replace(
+        _make(image, layout, h, detected, model, lens, tuple(sorted(refs))),
+        movables=base.movables,
+    )
     # How big one cube top reads in each colour, measured where the set-up spreads them out.
     from companion.vision.pipeline import Reader
 

@@ -83,10 +83,10 @@ class ColourModel:
         labels = np.full(bins.shape[0], UNKNOWN, dtype=np.uint8)
         for index, refs in enumerate(self.pieces.values()):
             for ref in refs:
-                d = _dist(bins, ref)
                 # Black, white and grey have no hue to go by: the shaded side of a red cube
                 # is as dark as black, so neutral colours accept only near-neutral pixels.
                 neutral = np.hypot(ref[1] - 128.0, ref[2] - 128.0) < NEUTRAL_CHROMA
+                d = _dist(bins, ref)
                 reach = self.reject_distance * (NEUTRAL_SHARE if neutral else 1.0)
                 better = (d < best) & (d <= reach)
                 labels[better] = index + 1

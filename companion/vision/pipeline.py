@@ -89,7 +89,7 @@ def locate_movables(
     frame: Image, calibration: Calibration, layout: Layout
 ) -> tuple[dict[str, Pose], dict[int, Pose]]:
     """Poses (board mm) of the Carolus territory tiles and court cards seen in a frame."""
-    detected = hg.detect_markers(frame)
+    detected = hg.detect_markers(frame, want=layout.all_marker_ids())
     tiles: dict[str, Pose] = {}
     courts: dict[int, Pose] = {}
     for marker_id, corners in detected.items():
@@ -229,6 +229,11 @@ def build_geometry(
     )
 
 
+def _moved(old: Pose, new: Pose, config: VisionConfig) -> bool:
+    turn = abs((new.angle - old.angle + 180.0) % 360.0 - 180.0)
+    return math.hypot(new.x - old.x, new.y - old.y) > config.marker_tolerance_mm or turn > 2.0
+
+
 def _box(mask: Image) -> tuple[int, int, int, int]:
     x, y, w, h = cv2.boundingRect(mask)
     return (int(x), int(y), int(w), int(h))
@@ -323,6 +328,7 @@ class Reader:
         # A calibrated factor is trusted more: a frame may move it only a little.
         self.spread = 1.5
         self.last_factors: dict[str, float] = {}
+        self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
 
@@ -358,9 +364,9 @@ class Reader:
     ) -> Observation:
         """Read one (still, median) frame. Carolus tiles/cards are located if not given."""
         frame = self.check_frame(frame)
+        assumed: list[str] = []
         if self.layout.game == "carolus-magnus" and tiles is None:
-            tiles, found_courts = locate_movables(frame, self.calibration, self.layout)
-            courts = found_courts if courts is None else courts
+            tiles, courts, assumed = self._places_now(frame, courts)
         geo = self.geometry(tiles, courts)
         small = working_image(frame, geo)
         lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
@@ -370,7 +376,33 @@ class Reader:
         hand = hand_check(labels, lab, geo, self.config)
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
-        return self._read_pieces(labels, lab, geo, tiles or {}, frames)
+        obs = self._read_pieces(labels, lab, geo, tiles or {}, frames)
+        if assumed:
+            unread = dict(obs.unread)
+            for key in assumed:
+                unread[key] = "marker not seen; read where it lay before"
+            obs = replace(obs, unread=unread)
+        return obs
+
+    def _places_now(
+        self, frame: Image, courts: Mapping[int, Pose] | None
+    ) -> tuple[dict[str, Pose], dict[int, Pose], list[str]]:
+        """Tile and card places: as seen now, else where they lay before. A place that moved
+        less than the markers' own jitter keeps its old value, so the geometry stays cached."""
+        seen_tiles, seen_courts = locate_movables(frame, self.calibration, self.layout)
+        seen: dict[str, Pose] = dict(seen_tiles)
+        seen.update({f"court_{s}": p for s, p in seen_courts.items()})
+        assumed = []
+        for key in set(self._poses) | set(seen):
+            new = seen.get(key)
+            old = self._poses.get(key)
+            if new is None:
+                assumed.append(key)
+            elif old is None or _moved(old, new, self.config):
+                self._poses[key] = new
+        tiles = {k: p for k, p in self._poses.items() if not k.startswith("court_")}
+        cards = {int(k[6:]): p for k, p in self._poses.items() if k.startswith("court_")}
+        return tiles, dict(courts) if courts is not None else cards, sorted(assumed)
 
     def read_still(
         self,
