@@ -27,8 +27,9 @@ import cv2
 from benchmarks.timing import fmt, median_seconds
 from companion.errors import CompanionError
 from companion.vision.calibration import Calibration, calibrate, uncalibrated
+from companion.vision.homography import Lens
 from companion.vision.layout import EL_GRANDE_REGIONS, Layout, load_layout
-from companion.vision.pipeline import Reader, locate_movables, tile_polygons
+from companion.vision.pipeline import Reader, locate_movables
 from companion.vision.still import StillGate
 from companion.vision.synth import EASY, HARD, Conditions, render, render_sequence
 
@@ -156,21 +157,28 @@ class Score:
         )
 
 
-def calibrated(layout: Layout, setup: dict[str, Any], seed: int, cond: Conditions) -> Calibration:
-    image, _ = render(setup, layout, seed=seed, conditions=cond)
-    polys = None
-    if layout.game == "carolus-magnus":
-        tiles, _ = locate_movables(image, uncalibrated(image, layout), layout)
-        polys = tile_polygons(layout, tiles)
-    return calibrate(image, layout, setup, tile_polygons=polys)
+def calibrated(
+    layout: Layout, setup: dict[str, Any], seed: int, cond: Conditions, with_lens: bool = False
+) -> Calibration:
+    """Calibrate on the set-up frame. ``with_lens``: as if the camera's lens had been
+    calibrated once (OpenCV chessboard): the renderer's own camera matrix and distortion."""
+    image, truth = render(setup, layout, seed=seed, conditions=cond)
+    lens = None
+    if with_lens:
+        lens = Lens.from_json(
+            {"matrix": truth["camera"]["matrix"], "distortion": truth["camera"]["dist"]}
+        )
+    return calibrate(image, layout, setup, lens=lens)
 
 
-def score_case(layout: Layout, seed: int, cond: Conditions, crowd: float = 1.0) -> Score:
+def score_case(
+    layout: Layout, seed: int, cond: Conditions, crowd: float = 1.0, with_lens: bool = False
+) -> Score:
     setup, game = POSITIONS[layout.game](seed, crowd)
     score = Score(frames=1)
     image, truth = render(game, layout, seed=seed, conditions=cond)
     try:
-        obs = Reader(calibrated(layout, setup, seed, cond), layout).read(image)
+        obs = Reader(calibrated(layout, setup, seed, cond, with_lens), layout).read(image)
     except CompanionError:
         score.failed = 1
         return score
@@ -213,13 +221,14 @@ def run_set(
     seeds: Iterable[int],
     crowd: float = 1.0,
     games: Iterable[str] = (),
+    with_lens: bool = False,
 ) -> Score:
     total = Score()
     for game in games or POSITIONS:
         layout = load_layout(game)
         score = Score()
         for seed in seeds:
-            score.add(score_case(layout, seed, conds, crowd))
+            score.add(score_case(layout, seed, conds, crowd, with_lens))
         print(f"  {name:<26} {game:<15} {score.line()}", flush=True)
         total.add(score)
     return total
@@ -305,8 +314,10 @@ def main() -> None:
     print("accuracy, calibrated on a set-up frame of the same camera and light:")
     easy = run_set("easy", EASY, seeds)
     hard = run_set("hard", HARD, seeds)
+    lensed = run_set("hard, lens model given", HARD, seeds, with_lens=True)
     print(f"  {'easy, both games':<42} {easy.line()}")
     print(f"  {'hard, both games':<42} {hard.line()}")
+    print(f"  {'hard, lens model given, both games':<42} {lensed.line()}")
     print("degradation (easy camera, one knob turned; 6 cases per game):")
     few = range(6)
     for level in (0.2, 0.4):

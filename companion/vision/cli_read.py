@@ -23,6 +23,9 @@ def register_vision(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="calibration file from `companion vision calibrate` (default: nominal colours, "
         "markers found in this image)",
     )
+    read.add_argument(
+        "--lens", help="camera matrix and distortion JSON (only without --calibration)"
+    )
     read.set_defaults(func=cmd_read)
 
     cal = sub.add_parser(
@@ -35,12 +38,32 @@ def register_vision(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     cal.add_argument("--layout", required=True, help="shipped layout name or layout JSON file")
     cal.add_argument("--position", help="the set-up position JSON (spec/positions.md)")
     cal.add_argument("--out", required=True, help="calibration JSON file to write")
+    cal.add_argument(
+        "--lens",
+        help="camera matrix and distortion JSON from a one-time lens calibration "
+        '({"matrix": [[fx,0,cx],[0,fy,cy],[0,0,1]], "distortion": [k1,k2,p1,p2,k3]})',
+    )
     cal.set_defaults(func=cmd_calibrate)
 
 
 def _fail(message: str) -> int:
     print(f"companion vision: {message}", file=sys.stderr)
     return 2
+
+
+def load_lens(path: str | None) -> Any:
+    if path is None:
+        return None
+    from companion.vision.errors import VisionError
+    from companion.vision.homography import Lens
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise VisionError(f"{path}: no such lens file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise VisionError(f"{path}: not a readable lens JSON file: {exc}") from None
+    return Lens.from_json(data, path)
 
 
 def load_image(path: str) -> Any:
@@ -86,7 +109,7 @@ def cmd_read(args: argparse.Namespace) -> int:
 
             calibration = refreshed(image, calibration, layout)
         else:
-            calibration = uncalibrated(image, layout)
+            calibration = uncalibrated(image, layout, load_lens(args.lens))
         observation = Reader(calibration, layout).read(image)
     except CompanionError as exc:
         return _fail(str(exc))
@@ -96,9 +119,8 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from companion.errors import CompanionError
-    from companion.vision.calibration import calibrate, uncalibrated
+    from companion.vision.calibration import calibrate
     from companion.vision.layout import load_layout
-    from companion.vision.pipeline import locate_movables, tile_polygons
 
     try:
         layout = load_layout(args.layout)
@@ -113,12 +135,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 return _fail(f"{args.position}: not a readable position JSON file: {exc}")
             if not isinstance(setup, dict):
                 return _fail(f"{args.position}: a position is a JSON object (spec/positions.md)")
-        polys = None
-        if layout.game == "carolus-magnus":
-            base = uncalibrated(image, layout)
-            tiles, _ = locate_movables(image, base, layout)
-            polys = tile_polygons(layout, tiles)
-        calibration = calibrate(image, layout, setup, tile_polygons=polys)
+        calibration = calibrate(image, layout, setup, lens=load_lens(args.lens))
         calibration.save(args.out)
     except CompanionError as exc:
         return _fail(str(exc))

@@ -47,6 +47,23 @@ class Lens:
     matrix: tuple[tuple[float, ...], ...]
     distortion: tuple[float, ...]
 
+    @classmethod
+    def from_json(cls, data: object, source: str = "lens") -> Lens:
+        """``{"matrix": [[fx, 0, cx], [0, fy, cy], [0, 0, 1]], "distortion": [k1, k2, ...]}``,
+        as OpenCV's camera calibration gives them."""
+        try:
+            assert isinstance(data, dict)
+            matrix = tuple(tuple(float(v) for v in row) for row in data["matrix"])
+            distortion = tuple(float(v) for v in data["distortion"])
+            if len(matrix) != 3 or any(len(r) != 3 for r in matrix) or len(distortion) < 4:
+                raise ValueError
+        except (AssertionError, KeyError, TypeError, ValueError):
+            raise VisionError(
+                f"{source}: a lens is {{'matrix': 3x3, 'distortion': [k1, k2, p1, p2, k3]}} "
+                "as OpenCV's camera calibration writes them"
+            ) from None
+        return cls(matrix, distortion)
+
     def arrays(self) -> tuple[FloatArray, FloatArray]:
         return np.array(self.matrix, dtype=np.float64), np.array(self.distortion, np.float64)
 

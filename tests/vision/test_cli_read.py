@@ -115,3 +115,18 @@ def test_calibrate_with_a_position_of_the_other_game(table_png: Path, tmp_path: 
     assert out.returncode == 2
     assert "same game" in out.stderr
     assert not cal.exists()
+
+
+def test_lens_file(table_png: Path, tmp_path: Path) -> None:
+    lens = tmp_path / "lens.json"
+    # A lens without distortion changes nothing: same counts as without.
+    lens.write_text(
+        json.dumps({"matrix": [[900, 0, 480], [0, 900, 360], [0, 0, 1]], "distortion": [0] * 5})
+    )
+    out = run("read", str(table_png), "--layout", "el-grande", "--lens", str(lens))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["counts"]["granada"] == {"green": 3}
+    lens.write_text(json.dumps({"matrix": [[1, 0], [0, 1]]}))
+    out = run("read", str(table_png), "--layout", "el-grande", "--lens", str(lens))
+    assert out.returncode == 2
+    assert "a lens is" in out.stderr and out.stdout == ""
