@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     say("=" * 72)
     players = ["red", "yellow", "blue", "green", "black"][: args.players]
     game = Game.new(players, seed=args.seed)
+    setup = position_to_json(game.to_position())
     rng = random.Random(args.seed)
     problems: list[str] = []
     if args.no_tower:
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     say("What a scoring now would give:")
     say(format_text(analyze(position)))
     if not args.no_camera:
-        problems += camera_check(position_to_json(position), args.seed)
+        problems += camera_check(setup, position_to_json(position), args.seed)
     say()
     say("Carolus Magnus — the rule sheet's worked example (section 6):")
     api = game_api("carolus-magnus")
@@ -132,6 +133,51 @@ def collect_drops(events: queue.Queue[object], expected: int, timeout: float = 1
     return drops
 
 
-def camera_check(position: dict[str, Any], seed: int) -> list[str]:
-    """Render the table from the position, read it back, compare the counts."""
-    return []
+def camera_check(setup: dict[str, Any], position: dict[str, Any], seed: int) -> list[str]:
+    """The synthetic camera renders the table, the vision pipeline reads it back.
+
+    Calibrated once on the set-up table (two caballeros of each colour in each home region), as a
+    real table is; then a frame of the current table must give the engine's counts, and a frame
+    with a hand over the board must give none.
+    """
+    from companion.vision.calibration import calibrate
+    from companion.vision.layout import load_layout
+    from companion.vision.pipeline import read_frame
+    from companion.vision.synth import render
+
+    layout = load_layout("el-grande")
+    setup_frame, _ = render(setup, layout, seed=seed)
+    calibration = calibrate(setup_frame, layout, setup)
+    # The same seed keeps the simulated camera where it was at set-up, as a real rig does.
+    frame, _ = render(position, layout, seed=seed)
+    started = time.perf_counter()
+    seen = read_frame(frame, calibration, layout)
+    took = time.perf_counter() - started
+    problems = []
+    for region, counts in position["regions"].items():
+        for colour, n in counts.items():
+            if seen.count(region, colour) != n:
+                problems.append(
+                    f"camera saw {seen.count(region, colour)} {colour} in {region}, engine has {n}"
+                )
+    if seen.figures.get("king") != position["king"]:
+        problems.append(f"camera saw the king in {seen.figures.get('king')}")
+    for colour, region in position["grandes"].items():
+        if seen.figures.get(f"grande:{colour}") != region:
+            problems.append(
+                f"camera saw {colour}'s grande in {seen.figures.get('grande:' + colour)}"
+            )
+    cubes = sum(sum(c.values()) for c in position["regions"].values())
+    verdict = "agrees with the engine" if not problems else f"{len(problems)} differences"
+    say(
+        f"camera: {frame.shape[1]}x{frame.shape[0]} frame, {cubes} caballeros in "
+        f"the regions, king and {len(position['grandes'])} grandes read in {took * 1000:.0f} ms: "
+        f"{verdict}"
+    )
+    hand_frame, _ = render(position, layout, seed=seed, hand=True)
+    hand = read_frame(hand_frame, calibration, layout)
+    if hand.occluded and not hand.counts:
+        say(f"camera: a hand over the board gives no counts ({hand.unread.get('board', '')})")
+    else:
+        problems.append("a frame with a hand over the board produced counts")
+    return problems
