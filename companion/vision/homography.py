@@ -116,7 +116,9 @@ def undistort(points: FloatArray, lens: Lens | None) -> FloatArray:
     if lens is None:
         return points
     k, d = lens.arrays()
-    out = cv2.undistortPoints(points.reshape(-1, 1, 2), k, d, P=k)
+    # More iterations than OpenCV's default: a wide lens's corners need them.
+    crit = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-7)
+    out = cv2.undistortPoints(points.reshape(-1, 1, 2), k, d, None, None, k, crit)
     result: FloatArray = out.reshape(-1, 2)
     return result
 

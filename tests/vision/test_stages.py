@@ -120,3 +120,25 @@ def test_median_of_three_frames_drops_a_one_frame_flash() -> None:
     assert np.array_equal(median_frame([a, flash, b]), a)
     four = median_frame([a, b, flash, frame(100)])
     assert np.array_equal(four, a)
+
+
+def test_lens_distort_undistort_round_trip() -> None:
+    from companion.vision.homography import Lens, distort, undistort
+
+    lens = Lens.from_json(
+        {"matrix": [[600, 0, 640], [0, 600, 360], [0, 0, 1]], "distortion": [-0.2, 0.04, 0, 0, 0]}
+    )
+    ideal = np.array([[100.0, 80.0], [640.0, 360.0], [1200.0, 650.0]])
+    seen = distort(ideal, lens)
+    # Barrel distortion pulls far points towards the centre; the centre stays put.
+    assert np.linalg.norm(seen[0] - (640, 360)) < np.linalg.norm(ideal[0] - (640, 360))
+    assert np.allclose(seen[1], ideal[1], atol=1e-6)
+    assert np.allclose(undistort(seen, lens), ideal, atol=0.05)
+
+
+def test_bad_lens_is_a_clear_error() -> None:
+    from companion.vision.errors import VisionError
+    from companion.vision.homography import Lens
+
+    with pytest.raises(VisionError, match="a lens is"):
+        Lens.from_json({"matrix": [[1, 0], [0, 1]], "distortion": []})
