@@ -11,7 +11,7 @@ to the area holding its centre.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -127,6 +127,42 @@ def measure(
             out.append(Patch(counted, (cx, cy), (x, y, w, h), fp, side, comp, tops))
             continue
         out.append(Patch(counted, (cx, cy), (x, y, w, h), fp, side, comp))
+    return out
+
+
+def measure_in(
+    rois: list[tuple[int, int, int, int]],
+    groups: npt.NDArray[Any],
+    mask: U8Image,
+    footprint: F32Image,
+    cube_side: F32Image,
+    lightness: U8Image,
+    raw: U8Image,
+) -> list[Patch]:
+    """:func:`measure` inside each region of interest only: the work follows the pieces, not
+    the size of the frame. Region ``i`` is box ``rois[i]`` and the pixels where ``groups`` is
+    ``i + 1`` (boxes may overlap, groups do not)."""
+    out: list[Patch] = []
+    for index, (x, y, w, h) in enumerate(rois):
+        sub = mask[y : y + h, x : x + w] * (groups[y : y + h, x : x + w] == index + 1)
+        if not sub.any():
+            continue
+        for p in measure(
+            sub,
+            footprint[y : y + h, x : x + w],
+            cube_side[y : y + h, x : x + w],
+            lightness[y : y + h, x : x + w],
+            raw=raw[y : y + h, x : x + w],
+        ):
+            bx, by, bw, bh = p.bbox
+            out.append(
+                replace(
+                    p,
+                    centroid=(p.centroid[0] + x, p.centroid[1] + y),
+                    bbox=(bx + x, by + y, bw, bh),
+                    tops=tuple((a, t, tx + x, ty + y) for a, t, tx, ty in p.tops),
+                )
+            )
     return out
 
 

@@ -28,7 +28,7 @@ from companion.vision import homography as hg
 from companion.vision.calibration import Calibration
 from companion.vision.colour import BACKGROUND, L_WEIGHT, UNKNOWN, bgr_to_lab, lab_distance
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure
+from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_in
 from companion.vision.errors import VisionError
 from companion.vision.layout import Layout, Polygon, Pose
 from companion.vision.observation import Observation
@@ -227,6 +227,27 @@ def build_geometry(
         tray=tray,
         mm_px=cube_px * scale / cube_mm,
     )
+
+
+def _piece_regions(
+    masks: Mapping[str, Image], colours: Sequence[str]
+) -> tuple[list[tuple[int, int, int, int]], npt.NDArray[Any]]:
+    """Groups of piece-coloured pixels (all colours at once, grown by two pixels, so a blob
+    and its closing stay in one group): their boxes, and the group of every pixel."""
+    union: Image | None = None
+    for colour in colours:
+        m = masks.get(colour)
+        if m is not None:
+            union = m.copy() if union is None else cv2.bitwise_or(union, m)
+    if union is None:
+        return [], np.zeros((1, 1), np.int32)
+    grown = cv2.dilate(union, np.ones((5, 5), np.uint8))
+    n, groups, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+    out = []
+    for i in range(1, n):
+        x, y, bw, bh, _ = (int(v) for v in stats[i])
+        out.append((x, y, bw, bh))
+    return out, groups
 
 
 def _moved(old: Pose, new: Pose, config: VisionConfig) -> bool:
@@ -493,6 +514,7 @@ class Reader:
 
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
+        rois, groups = _piece_regions(masks, cube_colours)
         for colour in cube_colours:
             mask = masks.get(colour)
             if mask is None:
@@ -500,7 +522,9 @@ class Reader:
             # Counting by area: close the dark edge between a cube's top and its lit side, so
             # one cube is one blob (the seams still part the tops, see cubes.measure).
             closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-            measured[colour] = measure(closed, geo.footprint, geo.side, lightness, raw=mask)
+            measured[colour] = measure_in(
+                rois, groups, closed, geo.footprint, geo.side, lightness, mask
+            )
             grande = next((f for f in figure_list if f.colour == colour and not f.round_), None)
             if grande is not None:
                 found_top = self._find_big_top(measured[colour], grande, geo)
