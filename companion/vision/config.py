@@ -60,7 +60,7 @@ class VisionConfig:
     # Frames that must be still in a row before an observation is taken; their median is read.
     still_frames: int = 3
     # Skin-like blobs bigger than this many cube footprints over the board mean a hand or arm.
-    hand_min_cubes: float = 5.0
+    hand_min_cubes: float = 20.0
     # How far (board mm) the markers may seem to move before the homography is re-estimated.
     marker_tolerance_mm: float = 3.0
 
