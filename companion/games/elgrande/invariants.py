@@ -7,7 +7,7 @@ broken rule shows up as "after move 'red move blue galicia aragon': ..." rather 
 from __future__ import annotations
 
 from companion.games.elgrande.board import AREAS, CABALLEROS_PER_PLAYER, CASTILLO
-from companion.games.elgrande.moves import Move, MoveKing
+from companion.games.elgrande.moves import Act, Move, MoveKing
 from companion.games.elgrande.state import State
 
 POWER_CARDS = list(range(1, 14))
@@ -59,4 +59,11 @@ def check_move(before: State, after: State, move: Move) -> list[str]:
             was, now = before.grandes[colour], after.grandes[colour]
             if was != now and region in (was, now):
                 problems.append(f"{colour}'s grande entered or left the king's region {region}")
+    if (
+        before.phase == "action"
+        and before.step.get("special") == "announced"
+        and not isinstance(move, Act)
+        and (after.turn != before.turn or after.round != before.round)
+    ):
+        problems.append("the turn ended without the announced, allowed special action")
     return [f"after move '{move}': {p}" for p in problems]

@@ -27,6 +27,8 @@ class Move:
     player: str
     VERB: ClassVar[str] = ""
     HELP: ClassVar[str] = ""
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {}
+    """Arguments that take one of a few words (checked by ``parse_move``)."""
 
     def args(self) -> tuple[str, ...]:
         out: list[str] = []
@@ -99,6 +101,17 @@ class Place(Move):
 
 
 @dataclass(frozen=True)
+class Announce(Move):
+    choice: str
+    VERB = "announce"
+    HELP = (
+        "<colour> announce act|skip: whether the card's special action will be used, said right"
+        " after taking the card while another player holds a veto"
+    )
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"choice": ("act", "skip")}
+
+
+@dataclass(frozen=True)
 class Act(Move):
     VERB = "act"
     HELP = "<colour> act: start the card's special action"
@@ -113,7 +126,7 @@ class EndTurn(Move):
 @dataclass(frozen=True)
 class Veto(Move):
     VERB = "veto"
-    HELP = "<colour> veto: cancel the special action being started"
+    HELP = "<colour> veto: cancel the special action just announced (or being started)"
 
 
 @dataclass(frozen=True)
@@ -205,6 +218,7 @@ MOVE_TYPES: tuple[type[Move], ...] = (
     Done,
     TakeCard,
     Place,
+    Announce,
     Act,
     EndTurn,
     Veto,
@@ -250,4 +264,11 @@ def parse_move(text: str) -> Move:
     if len(rest) != len(params):
         raise NotationError(f"{text!r}: expected {cls.HELP}")
     values = [_convert(f.type, word, f.name, text) for f, word in zip(params, rest, strict=True)]
+    for f, value in zip(params, values, strict=True):
+        allowed = cls.CHOICES.get(f.name)
+        if allowed is not None and value not in allowed:
+            raise NotationError(
+                f"{text!r}: {f.name} must be {' or '.join(allowed)}, not {value!r}"
+                f" (expected: {cls.HELP})"
+            )
     return cls(actor, *values)

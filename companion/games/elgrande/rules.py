@@ -27,6 +27,7 @@ from companion.games.elgrande.moves import (
     TABLE,
     Act,
     Allow,
+    Announce,
     Done,
     EndTurn,
     Intake,
@@ -137,7 +138,7 @@ def to_act(st: State) -> tuple[str, ...]:
         return (TABLE,)
     if phase == "power":
         return (power_order(st)[len(st.played)],)
-    if phase in ("intake", "recall", "card", "action", "special"):
+    if phase in ("intake", "recall", "card", "announce", "action", "special"):
         return (st.current,)
     if phase in ("veto", "returns"):
         return (st.waiting[0],)
@@ -165,7 +166,11 @@ def placement_targets(st: State) -> list[str]:
     return [*sorted(NEIGHBOURS[st.king]), CASTILLO]
 
 
-def _vetoers(st: State, p: str) -> list[str]:
+def vetoers(st: State, p: str) -> list[str]:
+    """The other players holding an unused veto (with the rule option on), in seating order
+    from ``p``'s left: they are asked, one at a time, when ``p`` announces his special action."""
+    if not st.vetoes or not st.options.veto:
+        return []
     i = st.players.index(p)
     n = len(st.players)
     order = [st.players[(i + k) % n] for k in range(1, n)]
@@ -195,6 +200,9 @@ def legal(st: State) -> list[Move]:
         p = st.current
         taken = set(st.taken.values())
         return [TakeCard(p, c) for c in st.face_up if c not in taken]
+    if phase == "announce":
+        p = st.current
+        return [Announce(p, "act"), Announce(p, "skip")]
     if phase == "action":
         p = st.current
         step = st.step
@@ -203,9 +211,11 @@ def legal(st: State) -> list[Move]:
         if step["place_open"] and left > 0:
             for area in placement_targets(st):
                 out.extend(Place(p, area, k) for k in range(1, left + 1))
-        if step["special"] == "todo":
+        special_step = step["special"]
+        if special_step == "todo" or special_step == "announced":
             out.append(Act(p))
-        out.append(EndTurn(p))
+        if special_step != "announced":  # an announced, allowed action must be carried out
+            out.append(EndTurn(p))
         return out
     if phase == "special":
         return special.legal(st)
@@ -272,15 +282,17 @@ def apply(st: State, move: Move) -> None:
             st.phase = "card"
     elif phase == "card":
         assert isinstance(move, TakeCard)
-        st.taken[move.player] = move.card
-        st.step = {
-            "card": move.card,
-            "limit": CARDS[move.card].stack,
-            "placed": 0,
-            "place_open": True,
-            "special": "todo",
-        }
-        st.phase = "action"
+        take_card(st, move.player, move.card)
+    elif phase == "announce":
+        assert isinstance(move, Announce)
+        st.step["announce"] = move.choice
+        if move.choice == "skip":
+            st.step["special"] = "done"  # forfeited; placing is still open
+            st.phase = "action"
+        else:
+            st.step["special"] = "announced"
+            st.waiting = vetoers(st, move.player)
+            st.phase = "veto" if st.waiting else "action"
     elif phase == "action":
         p = move.player
         if isinstance(move, Place):
@@ -291,11 +303,7 @@ def apply(st: State, move: Move) -> None:
             if st.step["placed"] > 0:
                 st.step["place_open"] = False  # one is finished before the other starts
             st.step["special"] = "active"
-            st.waiting = _vetoers(st, p) if st.options.veto else []
-            if st.waiting:
-                st.phase = "veto"
-            else:
-                special.begin(st)
+            special.begin(st)
         else:
             assert isinstance(move, EndTurn)
             _end_turn(st)
@@ -310,11 +318,13 @@ def apply(st: State, move: Move) -> None:
                 del st.vetoes[move.player]
             st.waiting = []
             st.log.append({"round": st.round, "reason": f"{move.player} vetoes {st.step['card']}"})
-            special.finish(st)
+            st.step["vetoed"] = move.player
+            st.step["special"] = "done"  # cancelled; placing can't be vetoed and stays open
+            st.phase = "action"
         else:
             st.waiting.pop(0)
             if not st.waiting:
-                special.begin(st)
+                st.phase = "action"  # the action stands: it must be started this turn
     elif phase == "returns":
         assert isinstance(move, ReturnCaballero)
         special.apply_return(st, move)
@@ -331,6 +341,20 @@ def apply(st: State, move: Move) -> None:
         raise AssertionError(f"no moves in phase {phase}")
     if st.phase == "action":
         _maybe_end_turn(st)
+
+
+def take_card(st: State, player: str, card: str) -> None:
+    """``player`` takes ``card``: he announces his special action first if another player holds
+    a veto (rules 6, Veto), else he places and acts."""
+    st.taken[player] = card
+    st.step = {
+        "card": card,
+        "limit": CARDS[card].stack,
+        "placed": 0,
+        "place_open": True,
+        "special": "todo",
+    }
+    st.phase = "announce" if vetoers(st, player) else "action"
 
 
 def _start_turn(st: State) -> None:
@@ -423,6 +447,7 @@ PHASE_HINTS = {
     "intake": "taking caballeros from the province into the court",
     "recall": "taking caballeros from the board into the court",
     "card": "taking an action card",
+    "announce": "announcing whether the card's special action will be used (a veto is held)",
     "action": "placing caballeros, starting the special action, or ending the turn",
     "special": "carrying out the card's special action",
     "veto": "deciding whether to veto",
@@ -440,6 +465,9 @@ def why_illegal(st: State, move: Move, legal_moves: Sequence[Move]) -> str:
     if move.player not in acting:
         who = ", ".join(acting)
         return f"it is not {move.player}'s move: waiting for {who} ({PHASE_HINTS[st.phase]})"
+    turn_rule = _turn_reason(st, move)
+    if turn_rule:
+        return turn_rule
     verbs = sorted({m.VERB for m in legal_moves if m.player == move.player})
     if move.VERB not in verbs:
         return (
@@ -452,6 +480,45 @@ def why_illegal(st: State, move: Move, legal_moves: Sequence[Move]) -> str:
     same = [str(m) for m in legal_moves if type(m) is type(move) and m.player == move.player]
     shown = "; ".join(same[:8]) + ("; ..." if len(same) > 8 else "")
     return f"not a legal '{move.VERB}' now (legal: {shown})"
+
+
+def _turn_reason(st: State, move: Move) -> str | None:
+    """Why the player on turn may not announce, act or end now (the veto announcement)."""
+    if st.phase not in ("announce", "action") or move.player != st.current:
+        return None
+    p = move.player
+    step = st.step
+    if st.phase == "announce":
+        if isinstance(move, Announce):
+            if move.choice not in Announce.CHOICES["choice"]:
+                return f"announce 'act' or 'skip', not {move.choice!r}"
+            return None
+        holders = vetoers(st, p)
+        held = (
+            f"{holders[0]} holds a veto"
+            if len(holders) == 1
+            else (f"{', '.join(holders[:-1])} and {holders[-1]} hold vetoes")
+        )
+        return (
+            f"{p} must first announce whether he uses the special action of {step['card']}"
+            f" ({held}): '{p} announce act' or '{p} announce skip'"
+        )
+    announced = step.get("announce")
+    if isinstance(move, Announce):
+        if announced is not None:
+            return f"{p} already announced '{announced}' this turn"
+        return f"no announcement: nobody else holds a veto, so {p} just places and acts"
+    if isinstance(move, Act):
+        if "vetoed" in step:
+            return f"the special action of {step['card']} was vetoed by {step['vetoed']}"
+        if announced == "skip":
+            return f"{p} announced 'skip': the special action of {step['card']} is forfeited"
+    if isinstance(move, EndTurn) and step["special"] == "announced":
+        return (
+            f"{p} announced his special action and nobody vetoed it: he must carry it out"
+            f" ('{p} act') before his turn ends"
+        )
+    return None
 
 
 def _detail(st: State, move: Move) -> str | None:

@@ -4,10 +4,12 @@ teaching ("what would this card do here?") and for trying out a situation.
     {"players": ["red", "blue"], "king": "sevilla", "grandes": {"red": "galicia", ...},
      "areas": {"galicia": {"red": 3}}, "courts": {"red": 5}, "scores": {}, "scoreboards": {},
      "spent": {"red": [12]}, "vetoes": {"blue": [2]}, "round": 2, "options": {},
-     "turn": {"player": "red", "card": "move4-own"}}
+     "face_up": ["king", "score-4"], "turn": {"player": "red", "card": "move4-own"}}
 
 Missing courts are 7; provinces make up 30 caballeros. The players act in seating order with
-power cards 13, 12, ... this round; the named player has just taken the card.
+power cards 13, 12, ... this round; the named player has just taken the card (and announces
+his special action first if another player holds a veto). ``face_up`` lists the round's other
+face-up cards, for the players after him if the rest of the round is to be played.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ KEYS = (
     "vetoes",
     "round",
     "options",
+    "face_up",
     "turn",
 )
 
@@ -80,13 +83,10 @@ def scenario(data: Mapping[str, Any]) -> Game:
     st.order = list(players)
     st.turn = players.index(player)
     st.face_up = [card]
-    st.taken = {player: card}
-    st.step = {
-        "card": card,
-        "limit": CARDS[card].stack,
-        "placed": 0,
-        "place_open": True,
-        "special": "todo",
-    }
-    st.phase = "action"
+    for other in data.get("face_up", []):
+        if other not in CARDS:
+            raise RecordError(f"scenario: face_up {other!r} is not an action card")
+        st.face_up.append(other)
+    st.taken = {}
+    rules.take_card(st, player, card)
     return Game(st)

@@ -20,9 +20,10 @@ PHASES = (
     "intake",  # the player on turn moves caballeros from province to court
     "recall",  # ... and, his province short, from the board
     "card",  # he takes an action card
+    "announce",  # while another player holds a veto: he says whether he will use its action
     "action",  # he places caballeros and/or starts the special action, or ends the turn
     "special",  # he carries out the special action (sub-moves)
-    "veto",  # veto holders decide, one at a time, whether to cancel it
+    "veto",  # veto holders decide, one at a time, whether to cancel the announced action
     "returns",  # "the king returns": other players return caballeros, one player at a time
     "secret",  # several players choose a region secretly at once
     "over",

@@ -55,6 +55,14 @@ def check_expect(game: Game, expect: dict[str, Any], where: str) -> None:
             assert st.king == value, where
         elif key == "phase":
             assert game.phase == value, where
+        elif key == "round":
+            assert st.round == value, where
+        elif key == "legal":
+            assert [str(m) for m in game.legal_moves()] == value, f"{where}: legal moves"
+        elif key in ("legal_has", "legal_lacks"):
+            legal = {str(m) for m in game.legal_moves()}
+            for text in value:
+                assert (text in legal) == (key == "legal_has"), f"{where}: {key} {text}"
         elif key == "to_act":
             assert list(game.to_act) == value, f"{where}: to_act"
         else:

@@ -349,6 +349,37 @@ def test_state_json_round_trips_exactly_and_plays_on_the_same() -> None:
         replayed.push(move)
 
 
+@pytest.mark.parametrize(
+    "moves",
+    [
+        ["red announce act", "blue veto", "red place castillo 1"],
+        ["red announce act", "blue allow", "red act", "red place castillo 1"],
+        ["red announce skip", "red place castillo 2"],
+    ],
+)
+def test_the_veto_announcement_undoes_and_round_trips_exactly(moves: list[str]) -> None:
+    game = scenario(
+        {
+            "players": ["red", "blue", "green"],
+            "king": "sevilla",
+            "grandes": {"red": "galicia", "blue": "aragon", "green": "valencia"},
+            "vetoes": {"blue": [3]},
+            "round": 2,
+            "turn": {"player": "red", "card": "score-castillo"},
+        }
+    )
+    for text in moves:
+        before = game.to_state_json()
+        copy = Game.from_state_json(json.loads(json.dumps(before)))
+        assert copy.legal_moves() == game.legal_moves()
+        move = game.push_text(text)
+        copy.push(move)
+        assert copy.to_state_json() == game.to_state_json()
+        assert game.pop() == move and game.to_state_json() == before
+        game.push(move)
+    assert game.phase == "action" and game.to_act == ("red",)
+
+
 def test_a_bad_state_json_is_refused() -> None:
     from companion.games.errors import RecordError
 

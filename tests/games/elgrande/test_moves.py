@@ -8,6 +8,7 @@ import pytest
 
 from companion.games.elgrande.moves import (
     MOVE_TYPES,
+    Announce,
     MoveCaballero,
     MoveScoreboard,
     NotationError,
@@ -50,11 +51,20 @@ def test_text_and_repr() -> None:
         ("red power -3", "value must be a whole number"),
         ("red scoreboard 8-4 galicia", "three numbers like 8-4-0"),
         ("red act now", "expected <colour> act"),
+        ("red announce", "expected <colour> announce act|skip"),
+        ("red announce maybe", "choice must be act or skip, not 'maybe'"),
     ],
 )
 def test_bad_text_is_refused_with_what_was_expected(text: str, message: str) -> None:
     with pytest.raises(NotationError, match=message):
         parse_move(text)
+
+
+def test_the_announcement_reads_back() -> None:
+    for choice in ("act", "skip"):
+        move = parse_move(f"red announce {choice}")
+        assert move == Announce("red", choice)
+        assert str(move) == f"red announce {choice}"
 
 
 def test_notation_errors_are_value_errors() -> None:

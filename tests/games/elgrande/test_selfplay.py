@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 from companion.games.elgrande.game import Game
 from companion.games.elgrande.invariants import check_move, check_state
-from companion.games.elgrande.moves import MoveKing
+from companion.games.elgrande.moves import EndTurn, MoveKing
 from companion.games.elgrande.options import Options
-from companion.games.elgrande.rules import SetupError
+from companion.games.elgrande.rules import SetupError, apply
+from companion.games.elgrande.scenario import scenario
 from companion.games.elgrande.selfplay import play_random_game, selfplay
 
 
@@ -77,3 +78,23 @@ def test_the_checker_notices_a_duplicate_power_card_and_a_stray_king() -> None:
     assert any("played twice" in p for p in problems)
     problems = check_move(before, after, game.legal_moves()[0])
     assert any("king moved without a king move" in p for p in problems)
+
+
+def test_the_checker_notices_an_announced_action_left_undone() -> None:
+    game = scenario(
+        {
+            "players": ["red", "blue"],
+            "king": "sevilla",
+            "grandes": {"red": "galicia", "blue": "aragon"},
+            "vetoes": {"blue": [3]},
+            "round": 2,
+            "turn": {"player": "red", "card": "score-castillo"},
+        }
+    )
+    game.push_text("red announce act")
+    game.push_text("blue allow")
+    assert "red end" not in {str(m) for m in game.legal_moves()}
+    before = game.state.copy()
+    apply(game.state, EndTurn("red"))  # forced past the rules
+    problems = check_move(before, game.state, EndTurn("red"))
+    assert any("without the announced, allowed special action" in p for p in problems)
