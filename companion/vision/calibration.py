@@ -326,7 +326,10 @@ def calibrate(
         # Well inside the outline: the printed border and the region's name are no pieces.
         mask = polygon_mask(lab.shape[:2], h, poly, erode=4)
         fg = _foreground(lab, mask, config)
-        ref = _nearest_cluster(lab, fg, pieces[colour][0], k=4)
+        hued = _of_hue(lab, polygon_mask(lab.shape[:2], h, poly), pieces[colour][0], config)
+        if hued is not None:
+            fg = hued
+        ref = _nearest_cluster(lab, fg, pieces[colour][0], k=4, config=config)
         if ref is not None:
             refs.setdefault(colour, []).append(ref)
     for colour, samples in refs.items():
@@ -354,7 +357,9 @@ def calibrate(
     return replace(made, factors=dict(reader.last_factors))
 
 
-def _nearest_cluster(lab: Image, fg: Image, nominal: Lab, k: int = 3) -> Lab | None:
+def _nearest_cluster(
+    lab: Image, fg: Image, nominal: Lab, k: int = 3, config: VisionConfig = DEFAULT_CONFIG
+) -> Lab | None:
     """The colour of a piece among an area's foreground: of the main colour clusters there
     (the piece's lit top, its shaded sides, shadows), the one nearest its nominal colour."""
     pixels = lab[fg > 0].astype(np.float32)
@@ -372,9 +377,18 @@ def _nearest_cluster(lab: Image, fg: Image, nominal: Lab, k: int = 3) -> Lab | N
     nom_ab = np.array([nominal[1] - 128.0, nominal[2] - 128.0])
     nom_chroma = float(np.hypot(*nom_ab))
     best, best_d = -1, np.inf
+    # The pale print of a region of the same hue is no piece: of the clusters of the hue, only
+    # those nearly as saturated as the most saturated one are faces of the piece.
+    chromas = [float(np.hypot(c[1] - 128.0, c[2] - 128.0)) for c in np.asarray(centres)]
+    top_chroma = max(
+        (ch for ch, size in zip(chromas, sizes, strict=True) if size >= 0.12 * flat.size),
+        default=0.0,
+    )
     for i, c in enumerate(np.asarray(centres)):
         if sizes[i] < 0.12 * flat.size:
             continue  # an edge or a glint, not a face
+        if nom_chroma >= 12.0 and chromas[i] < config.sample_chroma_share * top_chroma:
+            continue
         ab = np.array([c[1] - 128.0, c[2] - 128.0])
         chroma = float(np.hypot(*ab))
         if nom_chroma >= 12.0:
@@ -391,6 +405,24 @@ def _nearest_cluster(lab: Image, fg: Image, nominal: Lab, k: int = 3) -> Lab | N
         return None
     med = np.median(pixels[flat == best], axis=0)
     return (float(med[0]), float(med[1]), float(med[2]))
+
+
+def _of_hue(lab: Image, mask: Image, nominal: Lab, config: VisionConfig) -> Image | None:
+    """Pixels of an area with a piece colour's hue and clearly more saturated than the area's
+    own print: where a coloured piece stands, even when its lightness is the print's (a yellow
+    cube on a yellow region in dim light). None for hueless colours or when too few are found."""
+    nom_ab = np.array([nominal[1] - 128.0, nominal[2] - 128.0], np.float32)
+    nom_chroma = float(np.hypot(*nom_ab))
+    if nom_chroma < 12.0 or not mask.any():
+        return None
+    a = lab[..., 1].astype(np.float32) - 128.0
+    b = lab[..., 2].astype(np.float32) - 128.0
+    chroma = np.hypot(a, b)
+    own = float(np.median(chroma[mask > 0]))
+    cos = (a * nom_ab[0] + b * nom_ab[1]) / np.maximum(1e-3, chroma * nom_chroma)
+    hued = (mask > 0) & (cos >= 0.8) & (chroma >= max(12.0, own + config.sample_chroma_margin))
+    out: Image = cv2.erode(hued.astype(np.uint8) * 255, np.ones((2, 2), np.uint8))
+    return out if np.count_nonzero(out) >= 12 else None
 
 
 def _foreground(lab: Image, mask: Image, config: VisionConfig) -> Image:

@@ -59,8 +59,23 @@ class VisionConfig:
     motion_pixel_delta: int = 24
     # Frames that must be still in a row before an observation is taken; their median is read.
     still_frames: int = 3
+    # Calibration samples a piece colour from the pixels of its hue this much (Lab chroma)
+    # more saturated than the area's own print, and of their clusters only those with at least
+    # this share of the most saturated one's chroma (the pale print of a same-hue region is no
+    # piece).
+    sample_chroma_margin: float = 12.0
+    sample_chroma_share: float = 0.7
+    # Skin under neutral light (OpenCV 8-bit Lab a, b ranges and least L): warm, mid-light,
+    # moderately saturated, from the palest to the darkest skin, lit or in the arm's shade.
+    # The light's cast (from the markers' white paper) is taken off first.
+    skin_a: tuple[float, float] = (133.0, 170.0)
+    skin_b: tuple[float, float] = (135.0, 175.0)
+    skin_l: float = 55.0
     # Skin-like blobs bigger than this many cube footprints over the board mean a hand or arm.
     hand_min_cubes: float = 20.0
+    # ... and it must reach in from off the board: within this many cube sides of the board's
+    # outline (where the outline may be off) counts as off the board.
+    hand_edge_cubes: float = 1.5
     # How far (board mm) the markers may seem to move before the homography is re-estimated.
     marker_tolerance_mm: float = 3.0
 

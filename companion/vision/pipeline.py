@@ -3,8 +3,8 @@
 1. ``working_image``: crop to the board and resample so a cube is ~9 px wide (speed, and the same
    thresholds at every resolution).
 2. ``labels``: Lab, then the colour model's lookup table: one label per pixel.
-3. ``hand_check``: a big blob that is no piece colour and no board colour, or skin-coloured, means a
-   hand or arm: the frame is occluded and nothing is counted.
+3. ``hand_check`` (hand.py): a big skin-coloured blob (or one of no known colour over the areas)
+   reaching in from off the board means a hand or arm: the frame is occluded, nothing counted.
 4. figures and castles (by colour and size), cubes (by area, checked by seeds), dice faces.
 5. ``Observation``: counts per area, figures, dice, confidence, and what could not be read.
 
@@ -26,10 +26,11 @@ import numpy.typing as npt
 
 from companion.vision import homography as hg
 from companion.vision.calibration import Calibration
-from companion.vision.colour import BACKGROUND, L_WEIGHT, UNKNOWN, bgr_to_lab, lab_distance
+from companion.vision.colour import BACKGROUND, L_WEIGHT, bgr_to_lab, lab_distance
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_in
 from companion.vision.errors import VisionError
+from companion.vision.hand import hand_check
 from companion.vision.layout import Layout, Polygon, Pose
 from companion.vision.observation import Observation
 from companion.vision.still import is_moving, median_frame, thumbnail
@@ -75,6 +76,8 @@ class Geometry:
     mm_px: float  # working pixels per board mm at the board centre
     hand_zone: npt.NDArray[Any]  # where a hand matters, at half resolution
     area_zone: npt.NDArray[Any]  # the areas and places, at half resolution
+    outside: npt.NDArray[Any]  # off the board, at half resolution
+    white: npt.NDArray[Any]  # the board markers with their white margins
     typical_footprint: float
     tray_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     tile_mask: npt.NDArray[Any] | None = None
@@ -168,11 +171,19 @@ def build_geometry(
     # Outside the board (the table, the floor) nothing is read.
     ignore = np.ones(place_map.shape, np.uint8)
     cv2.fillPoly(ignore, [to_work([(0, 0), (bw, 0), (bw, bh), (0, bh)])], 0)
+    # The board's outline is known to a few pixels only (no lens model): a band inside it
+    # counts as outside for the hand check (the table's dark shadow is skin-coloured).
+    band = max(1, round(config.hand_edge_cubes * cube_px * scale))
+    inner = cv2.erode(1 - ignore, np.ones((2 * band + 1, 2 * band + 1), np.uint8))
+    outside = inner[::2, ::2] == 0
     markers = [m.corners() for m in layout.board_markers]
     for t, pose in (tiles or {}).items():
         markers.append(layout.tile_marker(t).corners(pose))
     for s, pose in (courts or {}).items():
         markers.append(layout.court_marker(s).corners(pose))
+    white = np.zeros_like(ignore)
+    for spec in layout.board_markers:
+        cv2.fillConvexPoly(white, to_work(_grow(spec.corners(), 1.25)), 1)
     for m in markers:
         cv2.fillConvexPoly(ignore, to_work(_grow(m, 1.25)), 1)
     # The Castillo tower stands there: tall, brown, hollow; nothing on it is read. It leans
@@ -208,8 +219,10 @@ def build_geometry(
     return Geometry(
         # A hand anywhere over the board matters, over bare mat too: it is about to move
         # something.
-        hand_zone=((ignore == 0) & (tower == 0))[::2, ::2],
+        hand_zone=((ignore == 0) & (tower == 0) & (inner > 0))[::2, ::2],
         area_zone=on_board[::2, ::2],
+        outside=outside,
+        white=white > 0,
         typical_footprint=float(np.median((side * side)[on_board])) if on_board.any() else 81.0,
         tray_box=_box(tray) if tray is not None else (0, 0, 0, 0),
         tile_mask=tile_mask if tile_mask.any() else None,
@@ -283,27 +296,6 @@ def working_image(frame: Image, geometry: Geometry) -> Image:
         return crop
     out: Image = cv2.resize(crop, geometry.size, interpolation=cv2.INTER_AREA)
     return out
-
-
-def hand_check(labels: Image, lab: Image, geometry: Geometry, config: VisionConfig) -> str | None:
-    """Why this frame shows a hand or arm over the board, or None."""
-    # Skin: warm, mid-light, moderately saturated; pieces rarely sit in this box, and a blob
-    # of it many cubes big is a hand whatever the colour model says.
-    # A hand is big: every other pixel of every other row is plenty.
-    lab = lab[::2, ::2]
-    a = lab[..., 1]
-    b = lab[..., 2]
-    skin = (a > 136) & (a < 170) & (b > 136) & (b < 175) & (lab[..., 0] > 60)
-    # Over the areas anything of no known colour is suspect; over bare mat or the board's
-    # frame (scoreboards, print, the tower's shadow) only skin is.
-    strange = ((labels[::2, ::2] == UNKNOWN) & geometry.area_zone) | (skin & geometry.hand_zone)
-    mask = cv2.morphologyEx(strange.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    limit = config.hand_min_cubes * geometry.typical_footprint / 4
-    for i in range(1, n):
-        if stats[i, cv2.CC_STAT_AREA] >= limit:
-            return f"a hand or arm over the board (blob of {stats[i, cv2.CC_STAT_AREA]} px)"
-    return None
 
 
 @dataclass(frozen=True)
@@ -394,7 +386,16 @@ class Reader:
         labels = self.colours.classify(lab)
         labels[geo.ignore] = BACKGROUND
         game = self.layout.game
-        hand = hand_check(labels, lab, geo, self.config)
+        hand = hand_check(
+            labels,
+            lab,
+            geo.hand_zone,
+            geo.area_zone,
+            geo.outside,
+            geo.typical_footprint,
+            self.config,
+            geo.white,
+        )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
         obs = self._read_pieces(labels, lab, geo, tiles or {}, frames)
