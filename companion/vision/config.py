@@ -41,6 +41,9 @@ class VisionConfig:
     # Castles (Carolus): hueless blobs on a tile; their lightness (30th percentile) over the
     # tile's says white, grey or black.
     castle_chroma: float = 14.0
+    # ... and at least this Lab distance from their tile's own colour (a pale tile in cold
+    # light is nearly hueless too).
+    castle_contrast: float = 12.0
     white_castle_share: float = 0.62
     grey_castle_share: float = 0.37
     castle_min_area: float = 1.2  # of the castle's square: its sides show too

@@ -339,7 +339,7 @@ class Reader:
         self.colours = calibration.colours.with_config(config)
         self.factors: dict[str, float] = dict(calibration.factors)
         # A calibrated factor is trusted more: a frame may move it only a little.
-        self.spread = 1.5
+        self.spread = 1.15
         self.last_factors: dict[str, float] = {}
         self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None
@@ -688,6 +688,11 @@ class Reader:
             sub[..., 1].astype(np.float32) - 128, sub[..., 2].astype(np.float32) - 128
         )
         neutral = (chroma <= self.config.castle_chroma) & on_tile
+        # A pale tile in cold light is nearly hueless too: a castle must also stand out
+        # from its own tile's colour.
+        neutral &= _unlike_own_place(sub, geo.place_map[by : by + bh, bx : bx + bw], on_tile) > (
+            self.config.castle_contrast
+        )
         kernel = np.ones((2, 2), np.uint8)
         mask = cv2.morphologyEx(neutral.astype(np.uint8), cv2.MORPH_OPEN, kernel)
         n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -767,6 +772,22 @@ class Reader:
             for _ in range(max(1, round(area / (die_area * 1.25)))):
                 faces.append((float(centroids[i][1]) + ty, float(centroids[i][0]) + tx, colour))
         return tuple(name for _, _, name in sorted(faces))
+
+
+def _unlike_own_place(lab: Image, places: Image, where: npt.NDArray[Any]) -> FloatArray:
+    """Lab distance (lightness at half weight) of each pixel from its place's median colour
+    (the place's own print, as pieces cover little of it)."""
+    pix = lab.astype(np.float32)
+    refs = np.zeros((int(places.max()) + 1, 3), np.float32)
+    for index in np.unique(places[where]):
+        refs[index] = np.median(pix[where & (places == index)], axis=0)
+    ref = refs[places]
+    d: FloatArray = np.sqrt(
+        (L_WEIGHT * (pix[..., 0] - ref[..., 0])) ** 2
+        + (pix[..., 1] - ref[..., 1]) ** 2
+        + (pix[..., 2] - ref[..., 2]) ** 2
+    )
+    return d
 
 
 def _solidity(mask: npt.NDArray[Any]) -> float:
