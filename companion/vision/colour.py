@@ -53,6 +53,7 @@ class ColourModel:
     background: tuple[Lab, ...] = ()
     reject_distance: float = DEFAULT_CONFIG.reject_distance
     background_distance: float = DEFAULT_CONFIG.background_distance
+    min_chroma_share: float = DEFAULT_CONFIG.min_chroma_share
 
     def __post_init__(self) -> None:
         if not self.pieces:
@@ -81,14 +82,20 @@ class ColourModel:
         bins = np.stack([L.ravel() * L_WEIGHT, A.ravel(), B.ravel()], axis=1)
         best = np.full(bins.shape[0], np.inf, dtype=np.float32)
         labels = np.full(bins.shape[0], UNKNOWN, dtype=np.uint8)
+        chroma = np.hypot(bins[:, 1] - 128.0, bins[:, 2] - 128.0)
         for index, refs in enumerate(self.pieces.values()):
             for ref in refs:
                 # Black, white and grey have no hue to go by: the shaded side of a red cube
                 # is as dark as black, so neutral colours accept only near-neutral pixels.
-                neutral = np.hypot(ref[1] - 128.0, ref[2] - 128.0) < NEUTRAL_CHROMA
+                ref_chroma = float(np.hypot(ref[1] - 128.0, ref[2] - 128.0))
+                neutral = ref_chroma < NEUTRAL_CHROMA
                 d = _dist(bins, ref)
                 reach = self.reject_distance * (NEUTRAL_SHARE if neutral else 1.0)
                 better = (d < best) & (d <= reach)
+                if not neutral:
+                    # ... and a coloured piece is saturated: a grey mat or a shadow within
+                    # reach of a dull, dim colour (blue, pink in dim light) is not that piece.
+                    better &= chroma >= self.min_chroma_share * ref_chroma
                 labels[better] = index + 1
                 best[better] = d[better]
         for ref in self.background:
@@ -133,7 +140,11 @@ class ColourModel:
 
     def with_config(self, config: VisionConfig) -> ColourModel:
         return ColourModel(
-            self.pieces, self.background, config.reject_distance, config.background_distance
+            self.pieces,
+            self.background,
+            config.reject_distance,
+            config.background_distance,
+            config.min_chroma_share,
         )
 
 

@@ -16,6 +16,10 @@ class VisionConfig:
     cube_side_px: float = 8.0
     # Lab distance (OpenCV 8-bit Lab units) beyond which a pixel is no known piece colour.
     reject_distance: float = 38.0
+    # A pixel is a coloured piece's only if its Lab chroma is at least this share of the
+    # colour's reference chroma (a grey mat or a shadow may lie within the reject distance of a
+    # dim blue or pink, but is far less saturated).
+    min_chroma_share: float = 0.6
     # Lab distance within which a pixel counts as board background (see ColourModel).
     background_distance: float = 22.0
     # Pixels per cube below this share of a footprint are specks (noise, a cube's shadow edge).

@@ -76,17 +76,21 @@ def hand_check(
     # board's frame (a sleeve), skin off the board (the forearm).
     reach = strange | (unknown & hand_zone) | (skin & outside)
     kernel = np.ones((2, 2), np.uint8)
-    reach = cv2.morphologyEx(reach.astype(np.uint8), cv2.MORPH_OPEN, kernel)
-    n, comp = cv2.connectedComponents(reach, connectivity=8)
-    if n <= 1:
-        return None
+    blobs = cv2.morphologyEx(strange.astype(np.uint8), cv2.MORPH_OPEN, kernel)
+    n, parts, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
     limit = config.hand_min_cubes * typical_footprint / 4
-    counted = np.bincount(comp[strange & (reach > 0)], minlength=n)
+    big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= limit]
+    if not big:
+        return None
+    # One blob must be that big by itself (scattered odd pixels joined by a grey mat are no
+    # hand), and reach off the board.
+    reach = cv2.bitwise_or(cv2.morphologyEx(reach.astype(np.uint8), cv2.MORPH_OPEN, kernel), blobs)
+    _, comp = cv2.connectedComponents(reach, connectivity=8)
     border = np.zeros_like(outside)
     border[0, :] = border[-1, :] = border[:, 0] = border[:, -1] = True
     edge = cv2.dilate((outside | border).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    enters = np.bincount(comp[edge], minlength=n) > 0
-    for i in range(1, n):
-        if counted[i] >= limit and enters[i]:
-            return f"a hand or arm over the board (blob of {counted[i]} px)"
+    entering = set(np.unique(comp[edge]).tolist()) - {0}
+    for i in big:
+        if set(np.unique(comp[parts == i]).tolist()) & entering:
+            return f"a hand or arm over the board (blob of {stats[i, cv2.CC_STAT_AREA]} px)"
     return None

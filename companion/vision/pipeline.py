@@ -214,13 +214,19 @@ def build_geometry(
     tower = np.zeros_like(ignore)
     for area in layout.areas_of_kind("castillo"):
         cv2.fillPoly(tower, [to_work(_grow(area.polygon.points, 2.6))], 1)
+    # The dice tray and the castle supply hold hueless pieces the colour model does not know:
+    # there only skin means a hand.
+    loose = np.zeros_like(ignore)
+    for area in layout.areas:
+        if area.kind in ("dice_tray", "castle_supply"):
+            cv2.fillPoly(loose, [to_work(_grow(area.polygon.points, 1.15))], 1)
     tile_ids = {t.id for t in layout.tiles}
     tile_mask = np.isin(place_map, [i + 1 for i, p in enumerate(places) if p.id in tile_ids])
     return Geometry(
         # A hand anywhere over the board matters, over bare mat too: it is about to move
         # something.
         hand_zone=((ignore == 0) & (tower == 0) & (inner > 0))[::2, ::2],
-        area_zone=on_board[::2, ::2],
+        area_zone=(on_board & (loose == 0))[::2, ::2],
         outside=outside,
         white=white > 0,
         typical_footprint=float(np.median((side * side)[on_board])) if on_board.any() else 81.0,
