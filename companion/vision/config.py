@@ -20,6 +20,9 @@ class VisionConfig:
     # colour's reference chroma (a grey mat or a shadow may lie within the reject distance of a
     # dim blue or pink, but is far less saturated).
     min_chroma_share: float = 0.6
+    # Colour fringes (fringe.py): a pixel of one piece colour this close (working pixels) to
+    # another piece colour may be that piece's blurred edge.
+    fringe_px: int = 2
     # Lab distance within which a pixel counts as board background (see ColourModel).
     background_distance: float = 22.0
     # Pixels per cube below this share of a footprint are specks (noise, a cube's shadow edge).

@@ -30,6 +30,7 @@ from companion.vision.colour import BACKGROUND, L_WEIGHT, bgr_to_lab, lab_distan
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_in
 from companion.vision.errors import VisionError
+from companion.vision.fringe import drop_fringes
 from companion.vision.hand import hand_check
 from companion.vision.layout import Layout, Polygon, Pose
 from companion.vision.observation import Observation
@@ -477,6 +478,7 @@ class Reader:
             if layout.game == "el-grande"
             else ("red", "blue", "yellow", "green", "pink")
         )
+        drop_fringes(labels, lab, self.colours, cube_colours, cfg.fringe_px)
         masks: dict[str, Image] = {}
         for name in self.colours.names:
             m = (labels == self.colours.label(name)).astype(np.uint8) * 255

@@ -142,3 +142,74 @@ def test_bad_lens_is_a_clear_error() -> None:
 
     with pytest.raises(VisionError, match="a lens is"):
         Lens.from_json({"matrix": [[1, 0], [0, 1]], "distortion": []})
+
+
+def test_a_grey_within_reach_of_a_dull_colour_is_not_that_colour() -> None:
+    # A dim blue as a dark room shows it, and a grey mat at the same distance from it.
+    model = ColourModel({"blue": ((70.0, 134.0, 100.0),)}, background=())
+    assert model.classify_one((70.0, 134.0, 100.0)) == "blue"
+    assert model.classify_one((70.0, 132.0, 108.0)) == "blue"  # duller, still blue
+    assert model.classify_one((80.0, 127.0, 126.0)) is None  # grey: far less saturated
+
+
+def _zones(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Half-resolution zones of a board filling the middle of a working image."""
+    h, w = shape[0] // 2, shape[1] // 2
+    outside = np.ones((h, w), bool)
+    outside[5:-5, 5:-5] = False
+    return ~outside, ~outside, outside
+
+
+def test_hand_must_reach_in_from_off_the_board() -> None:
+    from companion.vision.config import VisionConfig
+    from companion.vision.hand import hand_check
+
+    cfg = VisionConfig()
+    skin = lab_of((95, 135, 190))[0, 0]
+    board = lab_of((200, 215, 222))[0, 0]
+    lab = np.empty((120, 160, 3), np.uint8)
+    lab[:] = board
+    labels = np.zeros((120, 160), np.uint8)
+    hand_zone, area_zone, outside = _zones(lab.shape[:2])
+    # A big skin-coloured patch inside the board (warm print in warm light): no hand.
+    lab[40:80, 50:110] = skin
+    assert hand_check(labels, lab, hand_zone, area_zone, outside, 9.0, cfg) is None
+    # The same patch with an arm to the frame's edge: a hand.
+    lab[55:65, 100:160] = skin
+    why = hand_check(labels, lab, hand_zone, area_zone, outside, 9.0, cfg)
+    assert why is not None and "hand" in why
+
+
+def test_warm_light_is_taken_off_skin_by_the_markers_white() -> None:
+    from companion.vision.hand import skin_mask, white_cast
+
+    # Beige print under warm light falls in the skin box; the markers' paper shows the cast.
+    print_warm = np.array([[[150, 141, 150]]], np.uint8)
+    paper = np.zeros((8, 8, 3), np.uint8)
+    paper[:] = (230, 138, 138)
+    cast = white_cast(paper, np.ones((8, 8), bool))
+    assert cast == (10.0, 10.0)
+    assert skin_mask(print_warm)[0, 0]
+    assert not skin_mask(print_warm, cast)[0, 0]
+
+
+def test_a_cubes_blurred_edge_is_no_cube_of_another_colour() -> None:
+    from companion.vision.fringe import drop_fringes
+
+    mat = bgr_to_lab((150, 140, 130))
+    model = nominal_model(["red", "pink"], background=(mat,))
+    red = lab_of(NOMINAL_BGR["red"])[0, 0]
+    lab = np.empty((20, 40, 3), np.uint8)
+    lab[:] = np.array(mat, np.uint8)
+    lab[5:15, 5:15] = red
+    # Its edge: half red, half mat, labelled pink by the nearest colour.
+    edge = ((np.array(red, np.float32) + np.array(mat, np.float32)) / 2).astype(np.uint8)
+    lab[5:15, 15] = edge
+    # A real pink cube further off.
+    lab[5:15, 25:35] = lab_of(NOMINAL_BGR["pink"])[0, 0]
+    labels = model.classify(lab)
+    labels[5:15, 15] = model.label("pink")
+    drop_fringes(labels, lab, model, ["red", "pink"], reach=2)
+    assert (labels[5:15, 15] == BACKGROUND).all()
+    assert (labels[5:15, 25:35] == model.label("pink")).all()
+    assert (labels[5:15, 5:15] == model.label("red")).all()
