@@ -44,6 +44,10 @@ class VisionConfig:
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5
+    # A pawn's blob (holes filled) covers about this share of the disc of its diameter (its
+    # sides show round it); of the thick blobs, the one nearest that size is the pawn.
+    figure_area: float = 1.15
+    king_size_weight: float = 2.0
     edge_px: float = 1.0
     # Castles (Carolus): hueless blobs on a tile; their lightness (30th percentile) over the
     # tile's says white, grey or black.

@@ -627,8 +627,16 @@ class Reader:
             comp = fill_holes(np.pad((labels[y : y + h, x : x + w] == i).astype(np.uint8), 1))
             dist = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
             _, peak, _, loc = cv2.minMaxLoc(dist)
-            if peak >= threshold and (best is None or peak > best[0]):
-                best = (peak, float(loc[0] + x - 1), float(loc[1] + y - 1), i)
+            if peak < threshold:
+                continue
+            # Of the blobs thick enough, the one most like the figure in thickness and (the
+            # king) size: blurred clusters of cubes (their seams gone) and a grande are thick
+            # too. Charlemagne stands among yellow cubes, his blob joins theirs: thickness only.
+            size = float(comp.sum()) / (math.pi * radius_px**2 * self.config.figure_area)
+            weight = self.config.king_size_weight if fig.name == "king" else 0.0
+            unlike = weight * abs(math.log(max(size, 1e-3))) - math.log(peak / radius_px)
+            if best is None or unlike < best[0]:
+                best = (unlike, float(loc[0] + x - 1), float(loc[1] + y - 1), i)
         if best is None:
             return None
         _, fx, fy, i = best
