@@ -756,9 +756,12 @@ class Reader:
             + (pix[..., 1] - ref[1]) ** 2
             + (pix[..., 2] - ref[2]) ** 2
         )
-        body = ((d > self.config.die_contrast) & tray).astype(np.uint8)
-        body = cv2.morphologyEx(body, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         chroma = np.hypot(pix[..., 1] - 128, pix[..., 2] - 128)
+        # A die: far from the tray's colour, or its saturated face spot (in a dim frame the
+        # white die is a mid grey, close to a dark tray; its spot still has colour).
+        body = ((d > self.config.die_contrast) | (chroma >= self.config.die_spot_chroma)) & tray
+        body = body.astype(np.uint8)
+        body = cv2.morphologyEx(body, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         n, labels, stats, centroids = cv2.connectedComponentsWithStats(body, connectivity=8)
         faces: list[tuple[float, float, str]] = []
         refs = dict(self.colours.pieces)
