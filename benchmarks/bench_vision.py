@@ -265,6 +265,21 @@ def occlusion(seeds: Iterable[int]) -> None:
                     clip_counts += 1
     print(f"  single frames with a hand: {single}, read as a position: {counted}")
     print(f"  clips through the still gate: {clips} observations, from a hand frame: {clip_counts}")
+    hard = hard_counted = 0
+    for game, make in POSITIONS.items():
+        layout = load_layout(game)
+        for seed in seeds:
+            setup, position = make(seed)
+            image, truth = render(position, layout, seed=seed, conditions=HARD, hand=True)
+            if not truth["occluded"]:
+                continue
+            hard += 1
+            try:
+                obs = Reader(calibrated(layout, setup, seed, HARD), layout).read(image)
+                hard_counted += not obs.occluded
+            except CompanionError:
+                pass
+    print(f"  hard single frames with a hand: {hard}, read as a position: {hard_counted}")
 
 
 def speed() -> None:

@@ -179,10 +179,11 @@ def unproject(
     return result
 
 
-def local_scale(h: FloatArray, point: Sequence[float]) -> float:
-    """Image pixels per board millimetre at a board point (sqrt of the Jacobian's determinant)."""
+def local_scale(h: FloatArray, point: Sequence[float], lens: Lens | None = None) -> float:
+    """Image pixels per board millimetre at a board point (sqrt of the Jacobian's determinant),
+    the lens's own magnification there included when it is known."""
     x, y = float(point[0]), float(point[1])
-    p = project(h, [(x, y), (x + 1.0, y), (x, y + 1.0)])
+    p = project(h, [(x, y), (x + 1.0, y), (x, y + 1.0)], lens)
     jx, jy = p[1] - p[0], p[2] - p[0]
     return float(np.sqrt(abs(jx[0] * jy[1] - jx[1] * jy[0])))
 

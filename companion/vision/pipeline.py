@@ -142,7 +142,7 @@ def build_geometry(
     y1 = min(h_img, math.ceil(corners[:, 1].max()))
     cube_mm = float(layout.pieces["cube"])
     centre = (bw / 2, bh / 2)
-    cube_px = cube_mm * hg.local_scale(h, centre)
+    cube_px = cube_mm * hg.local_scale(h, centre, lens)
     # Whole-number binning only (2x2, 3x3 ...): OpenCV's area resampling is fast for those, and
     # a cube keeps at least cube_side_px pixels a side.
     scale = 1.0 / max(1, math.floor(cube_px / config.cube_side_px))
@@ -160,7 +160,7 @@ def build_geometry(
     for index in range(len(places) - 1, -1, -1):
         place = places[index]
         cv2.fillPoly(place_map, [to_work(place.polygon.points)], index + 1)
-        side_by_place[index + 1] = cube_mm * hg.local_scale(h, place.polygon.centroid) * scale
+        side_by_place[index + 1] = cube_mm * hg.local_scale(h, place.polygon.centroid, lens) * scale
     side = side_by_place[place_map]
     edges = cv2.morphologyEx(place_map, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
     reach = max(3, round(config.cube_side_px))
