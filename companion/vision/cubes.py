@@ -265,7 +265,7 @@ def count_patches(
             if whole:
                 # A single top reads up to ~1.3 cubes (a lit bevel joins it); two merged
                 # tops read ~2: the bar for "two" is set high.
-                cubes = sum(max(1, round(a - 0.25)) for a in whole)
+                cubes = sum(_top_cubes(a, config) for a in whole)
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
         centres: tuple[tuple[float, float], ...] = (p.centroid,) * cubes
@@ -273,6 +273,15 @@ def count_patches(
             centres = _split(p.comp, cubes, x, y)
         blobs.append(Blob(cubes, estimate, seeds, centres, p.bbox))
     return blobs
+
+
+def _top_cubes(area: float, config: VisionConfig) -> int:
+    """Cubes under one bright top of ``area`` cube tops. One top reads up to ~1.5 (a lit bevel
+    joins it, blur spreads it): the bar for two is high. A top of several cubes whose seams
+    blur lost reads more than one cube top per cube (bevels, halo)."""
+    if area < config.merged_top_from:
+        return max(1, round(area - 0.25))
+    return max(1, round((area - 0.25) / config.merged_top_cubes))
 
 
 def find_blobs(
