@@ -62,6 +62,8 @@ class VisionConfig:
     white_castle_share: float = 0.62
     grey_castle_share: float = 0.37
     castle_min_area: float = 1.2  # of the castle's square: its sides show too
+    # ... and thick: inscribed radius at least this share of its width.
+    castle_thickness: float = 0.45
     # Dice (Carolus): a die stands out from the tray by this Lab distance; its face spot is
     # this saturated; a crown's outline is ragged (solidity below this), a spot round.
     die_contrast: float = 35.0

@@ -719,6 +719,12 @@ class Reader:
         for i in range(1, n):
             if stats[i, cv2.CC_STAT_AREA] < self.config.castle_min_area * width * width:
                 continue  # the tile's printed name, a marker's white margin
+            x, y, w, h = (int(v) for v in stats[i, :4])
+            part = np.pad((labels[y : y + h, x : x + w] == i).astype(np.uint8), 1)
+            if cv2.distanceTransform(part, cv2.DIST_L2, 3).max() < (
+                self.config.castle_thickness * width
+            ):
+                continue  # a thin strip: the mat along a tile's edge, a cube's pale rim
             pid = place_at(float(centroids[i][0]), float(centroids[i][1]))
             if pid is None or pid not in tile_ids:
                 continue
