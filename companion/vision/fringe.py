@@ -45,22 +45,29 @@ def drop_fringes(
     bg = [np.array(r, np.float32) * _W for r in model.background]
     for x, mask_x in present.items():
         ref_x = np.array(model.pieces[x][0], np.float32) * _W
-        for y in present:
-            if y == x:
+        others = [y for y in present if y != x]
+        near_any = np.zeros_like(mask_x)
+        for y in others:
+            near_any |= near[y]
+        ys, xs = np.nonzero(mask_x & near_any)
+        if ys.size == 0:
+            continue
+        p = lab[ys, xs].astype(np.float32) * _W
+        d_own = np.linalg.norm(p - ref_x, axis=1)
+        d_mix = np.full(ys.size, np.inf, np.float32)
+        for y in others:
+            sel = near[y][ys, xs]
+            if not sel.any():
                 continue
-            cand = mask_x & near[y]
-            if not cand.any():
-                continue
-            ys, xs = np.nonzero(cand)
-            p = lab[ys, xs].astype(np.float32) * _W
-            d_own = np.linalg.norm(p - ref_x, axis=1)
             ref_y = np.array(model.pieces[y][0], np.float32) * _W
             # Its own shaded side: darker and duller.
             shade_y = ref_y.copy()
             shade_y[0] *= SHADE
             shade_y[1:] = 128.0 + (ref_y[1:] - 128.0) * SHADE
-            d_mix = _segment_distance(p, ref_y, shade_y)
+            q = p[sel]
+            d = _segment_distance(q, ref_y, shade_y)
             for ref_b in bg:
-                d_mix = np.minimum(d_mix, _segment_distance(p, ref_y, ref_b))
-            fringe = d_mix < d_own
-            labels[ys[fringe], xs[fringe]] = BACKGROUND
+                d = np.minimum(d, _segment_distance(q, ref_y, ref_b))
+            d_mix[sel] = np.minimum(d_mix[sel], d)
+        fringe = d_mix < d_own
+        labels[ys[fringe], xs[fringe]] = BACKGROUND

@@ -804,8 +804,15 @@ def _unlike_own_place(lab: Image, places: Image, where: npt.NDArray[Any]) -> Flo
     (the place's own print, as pieces cover little of it)."""
     pix = lab.astype(np.float32)
     refs = np.zeros((int(places.max()) + 1, 3), np.float32)
-    for index in np.unique(places[where]):
-        refs[index] = np.median(pix[where & (places == index)], axis=0)
+    # Every third pixel of every third row is plenty for a median; grouped by place at once.
+    step = where[::3, ::3]
+    index = places[::3, ::3][step]
+    values = pix[::3, ::3][step]
+    order = np.argsort(index, kind="stable")
+    index, values = index[order], values[order]
+    starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
+    for start, end in zip(starts, np.r_[starts[1:], index.size], strict=True):
+        refs[index[start]] = np.median(values[start:end], axis=0)
     ref = refs[places]
     d: FloatArray = np.sqrt(
         (L_WEIGHT * (pix[..., 0] - ref[..., 0])) ** 2
