@@ -27,9 +27,10 @@ import cv2
 from benchmarks.timing import fmt, median_seconds
 from companion.errors import CompanionError
 from companion.vision.calibration import Calibration, calibrate, uncalibrated
+from companion.vision.geometry import locate_movables
 from companion.vision.homography import Lens
 from companion.vision.layout import EL_GRANDE_REGIONS, Layout, load_layout
-from companion.vision.pipeline import Reader, locate_movables
+from companion.vision.pipeline import Reader
 from companion.vision.still import StillGate
 from companion.vision.synth import EASY, HARD, Conditions, render, render_sequence
 

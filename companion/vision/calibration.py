@@ -48,7 +48,7 @@ def piece_colours(game: str) -> tuple[str, ...]:
     if game == "el-grande":
         return EL_GRANDE_COLOURS
     # Castles are hueless and as grey as the mat: they are read by lightness on the tiles,
-    # not by the colour model (see pipeline.Reader._read_castles).
+    # not by the colour model (see castles.read_castles).
     return CAROLUS_CUBES
 
 
@@ -304,7 +304,7 @@ def calibrate(
     """
     base = uncalibrated(image, layout, lens, config)
     if layout.game == "carolus-magnus":
-        from companion.vision.pipeline import locate_movables
+        from companion.vision.geometry import locate_movables
 
         tiles, courts = locate_movables(image, base, layout)
         movables = {t: (p.x, p.y, p.angle) for t, p in tiles.items()}

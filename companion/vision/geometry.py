@@ -1,0 +1,236 @@
+"""Where things are in the working image: the places cubes are counted in, their outlines
+projected from board mm, each cube's size at each pixel, and the masks of what is not read.
+
+Built once per calibration and tile placement (:class:`~companion.vision.pipeline.Reader` keeps
+it between frames); frames are never warped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision import homography as hg
+from companion.vision.calibration import Calibration
+from companion.vision.config import DEFAULT_CONFIG, VisionConfig
+from companion.vision.layout import Layout, Polygon, Pose
+
+Image = npt.NDArray[Any]
+
+
+_ANGLES = [2 * math.pi * k / 16 for k in range(16)]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Somewhere cubes are counted (region, court, territory, reserve), in board mm."""
+
+    id: str
+    polygon: Polygon
+
+
+@dataclass
+class Geometry:
+    """Projected outlines and sizes in the working image; built once, used for every frame."""
+
+    crop: tuple[int, int, int, int]
+    scale: float
+    size: tuple[int, int]
+    places: tuple[Place, ...]
+    place_map: Image  # 0 = nowhere, i + 1 = places[i]
+    near_border: npt.NDArray[Any]
+    footprint: npt.NDArray[Any]  # a cube's pixel area at each working pixel
+    side: npt.NDArray[Any]  # a cube's side in working pixels
+    board: Image  # 255 over the board's areas (where a hand matters)
+    ignore: npt.NDArray[Any]  # printed markers: black and white, not pieces
+    tray: Image | None
+    mm_px: float  # working pixels per board mm at the board centre
+    hand_zone: npt.NDArray[Any]  # where a hand matters, at half resolution
+    area_zone: npt.NDArray[Any]  # the areas and places, at half resolution
+    outside: npt.NDArray[Any]  # off the board, at half resolution
+    white: npt.NDArray[Any]  # the board markers with their white margins
+    typical_footprint: float
+    tray_box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    tile_mask: npt.NDArray[Any] | None = None
+    tile_box: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+
+def tile_polygons(layout: Layout, tiles: Mapping[str, Pose]) -> dict[str, Polygon]:
+    return {t: layout.tile_polygon(t, pose) for t, pose in tiles.items()}
+
+
+def locate_movables(
+    frame: Image, calibration: Calibration, layout: Layout
+) -> tuple[dict[str, Pose], dict[int, Pose]]:
+    """Poses (board mm) of the Carolus territory tiles and court cards seen in a frame."""
+    detected = hg.detect_markers(frame, want=layout.all_marker_ids())
+    tiles: dict[str, Pose] = {}
+    courts: dict[int, Pose] = {}
+    for marker_id, corners in detected.items():
+        tile = layout.tile_by_marker(marker_id)
+        court = layout.court_by_marker(marker_id)
+        if tile is None and court is None:
+            continue
+        b = hg.unproject(calibration.h, corners, calibration.lens)
+        centre = b.mean(axis=0)
+        edge = b[1] - b[0]
+        pose = Pose(float(centre[0]), float(centre[1]), math.degrees(math.atan2(edge[1], edge[0])))
+        if tile is not None:
+            tiles[tile.id] = pose
+        elif court is not None:
+            courts[court.seat] = pose
+    return tiles, courts
+
+
+def count_places(
+    layout: Layout, tiles: Mapping[str, Pose], courts: Mapping[int, Pose]
+) -> tuple[Place, ...]:
+    """Where cubes are counted, most specific first (a tile over the mat, a card over a zone)."""
+    if layout.game == "el-grande":
+        return tuple(Place(a.id, a.polygon) for a in layout.areas if a.kind in ("region", "court"))
+    places = [Place(t, layout.tile_polygon(t, pose)) for t, pose in sorted(tiles.items())]
+    places += [Place(f"court_{s}", layout.court_polygon(p)) for s, p in sorted(courts.items())]
+    places += [Place(a.id, a.polygon) for a in layout.areas if a.kind == "reserve"]
+    return tuple(places)
+
+
+def build_geometry(
+    calibration: Calibration,
+    layout: Layout,
+    tiles: Mapping[str, Pose] | None = None,
+    courts: Mapping[int, Pose] | None = None,
+    config: VisionConfig = DEFAULT_CONFIG,
+) -> Geometry:
+    h = calibration.h
+    lens = calibration.lens
+    bw, bh = layout.board_size
+    corners = hg.project(h, [(0, 0), (bw, 0), (bw, bh), (0, bh)], lens)
+    w_img, h_img = calibration.image_size
+    x0 = max(0, math.floor(corners[:, 0].min()))
+    y0 = max(0, math.floor(corners[:, 1].min()))
+    x1 = min(w_img, math.ceil(corners[:, 0].max()))
+    y1 = min(h_img, math.ceil(corners[:, 1].max()))
+    cube_mm = float(layout.pieces["cube"])
+    centre = (bw / 2, bh / 2)
+    cube_px = cube_mm * hg.local_scale(h, centre, lens)
+    # Whole-number binning only (2x2, 3x3 ...): OpenCV's area resampling is fast for those, and
+    # a cube keeps at least cube_side_px pixels a side.
+    scale = 1.0 / max(1, math.floor(cube_px / config.cube_side_px))
+    size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
+
+    def to_work(points: Sequence[tuple[float, float]]) -> npt.NDArray[Any]:
+        p = hg.project(h, points, lens)
+        return np.round((p - (x0, y0)) * scale).astype(np.int32)
+
+    places = count_places(layout, tiles or {}, courts or {})
+    place_map = np.zeros((size[1], size[0]), np.uint8)
+    side_by_place = np.zeros(len(places) + 1, np.float32)
+    side_by_place[0] = cube_px * scale
+    # Paint the least specific first so tiles and cards win where they overlap a zone.
+    for index in range(len(places) - 1, -1, -1):
+        place = places[index]
+        cv2.fillPoly(place_map, [to_work(place.polygon.points)], index + 1)
+        side_by_place[index + 1] = cube_mm * hg.local_scale(h, place.polygon.centroid, lens) * scale
+    side = side_by_place[place_map]
+    edges = cv2.morphologyEx(place_map, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
+    reach = max(3, round(config.cube_side_px))
+    near = cv2.dilate(edges.astype(np.uint8), np.ones((reach, reach), np.uint8)) > 0
+    board = np.zeros_like(place_map)
+    for area in layout.areas:
+        cv2.fillPoly(board, [to_work(area.polygon.points)], 255)
+    board[place_map > 0] = 255
+    # Outside the board (the table, the floor) nothing is read.
+    ignore = np.ones(place_map.shape, np.uint8)
+    cv2.fillPoly(ignore, [to_work([(0, 0), (bw, 0), (bw, bh), (0, bh)])], 0)
+    # The board's outline is known to a few pixels only (no lens model): a band inside it
+    # counts as outside for the hand check (the table's dark shadow is skin-coloured).
+    band = max(1, round(config.hand_edge_cubes * cube_px * scale))
+    inner = cv2.erode(1 - ignore, np.ones((2 * band + 1, 2 * band + 1), np.uint8))
+    outside = inner[::2, ::2] == 0
+    markers = [m.corners() for m in layout.board_markers]
+    for t, pose in (tiles or {}).items():
+        markers.append(layout.tile_marker(t).corners(pose))
+    for s, pose in (courts or {}).items():
+        markers.append(layout.court_marker(s).corners(pose))
+    white = np.zeros_like(ignore)
+    for spec in layout.board_markers:
+        cv2.fillConvexPoly(white, to_work(_grow(spec.corners(), 1.25)), 1)
+    for m in markers:
+        cv2.fillConvexPoly(ignore, to_work(_grow(m, 1.25)), 1)
+    # The Castillo tower stands there: tall, brown, hollow; nothing on it is read. It leans
+    # away from the camera in the image, so its whole neighbourhood is left out.
+    for area in layout.areas_of_kind("castillo"):
+        cv2.fillPoly(ignore, [to_work(_grow(area.polygon.points, 1.7))], 1)
+    # A court card's printed colour dots are no cubes: only its rows are read.
+    if layout.court_card is not None:
+        for pose in (courts or {}).values():
+            card = np.zeros_like(ignore)
+            cv2.fillPoly(card, [to_work(layout.court_polygon(pose).points)], 1)
+            for colour, row in layout.court_card.rows:
+                cv2.fillPoly(card, [to_work(layout.court_row_polygon(colour, pose).points)], 0)
+                # Each row starts with its printed colour dot; cubes line up after it.
+                rx, ry0, _, ry1 = row.bbox
+                centre = pose.apply((rx + config.court_dot_mm / 2, (ry0 + ry1) / 2))
+                r = config.court_dot_mm * 0.45
+                ring = [(centre[0] + r * math.cos(t), centre[1] + r * math.sin(t)) for t in _ANGLES]
+                cv2.fillPoly(card, [to_work(ring)], 1)
+            ignore |= card
+    tray = None
+    trays = layout.areas_of_kind("dice_tray")
+    if trays:
+        tray = np.zeros_like(place_map)
+        cv2.fillPoly(tray, [to_work(trays[0].polygon.points)], 255)
+    on_board = (board > 0) & (ignore == 0)
+    # The tower's brown sides lean far out in the image: the hand check keeps well clear.
+    tower = np.zeros_like(ignore)
+    for area in layout.areas_of_kind("castillo"):
+        cv2.fillPoly(tower, [to_work(_grow(area.polygon.points, 2.6))], 1)
+    # The dice tray and the castle supply hold hueless pieces the colour model does not know:
+    # there only skin means a hand.
+    loose = np.zeros_like(ignore)
+    for area in layout.areas:
+        if area.kind in ("dice_tray", "castle_supply"):
+            cv2.fillPoly(loose, [to_work(_grow(area.polygon.points, 1.15))], 1)
+    tile_ids = {t.id for t in layout.tiles}
+    tile_mask = np.isin(place_map, [i + 1 for i, p in enumerate(places) if p.id in tile_ids])
+    return Geometry(
+        # A hand anywhere over the board matters, over bare mat too: it is about to move
+        # something.
+        hand_zone=((ignore == 0) & (tower == 0) & (inner > 0))[::2, ::2],
+        area_zone=(on_board & (loose == 0))[::2, ::2],
+        outside=outside,
+        white=white > 0,
+        typical_footprint=float(np.median((side * side)[on_board])) if on_board.any() else 81.0,
+        tray_box=_box(tray) if tray is not None else (0, 0, 0, 0),
+        tile_mask=tile_mask if tile_mask.any() else None,
+        tile_box=_box(tile_mask.astype(np.uint8)),
+        crop=(x0, y0, x1, y1),
+        scale=scale,
+        size=size,
+        places=places,
+        place_map=place_map,
+        near_border=near,
+        footprint=side * side,
+        side=side,
+        board=board,
+        ignore=ignore > 0,
+        tray=tray,
+        mm_px=cube_px * scale / cube_mm,
+    )
+
+
+def _box(mask: Image) -> tuple[int, int, int, int]:
+    x, y, w, h = cv2.boundingRect(mask)
+    return (int(x), int(y), int(w), int(h))
+
+
+def _grow(corners: Sequence[tuple[float, float]], factor: float) -> list[tuple[float, float]]:
+    c = np.array(corners, dtype=np.float64)
+    m = c.mean(axis=0)
+    return [(float(p[0]), float(p[1])) for p in m + (c - m) * factor]
