@@ -23,5 +23,10 @@ class IllegalMove(RulesError, ValueError):
     """A move that the rules do not allow in the current position; the message says why."""
 
 
+class NotationError(RulesError, ValueError):
+    """A move's text cannot be read (as python-chess's InvalidMoveError, distinct from a
+    well-formed move that the position does not allow); the message says what was expected."""
+
+
 class RecordError(RulesError, ValueError):
     """A game record (file of moves) cannot be read; the message names the line."""

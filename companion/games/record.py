@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
 
-from companion.games.errors import RecordError
+from companion.games.errors import IllegalMove, NotationError, RecordError
 
 
 def record_lines(text: str) -> list[tuple[int, str]]:
@@ -46,3 +46,24 @@ def record_game(text: str) -> object:
     except json.JSONDecodeError:
         return None
     return header.get("game") if isinstance(header, dict) else None
+
+
+class _Game(Protocol):
+    def push(self, move: Any, /) -> None: ...
+
+
+def replay_moves(
+    game: _Game, lines: Iterable[tuple[int, str]], parse: Callable[[str], Any]
+) -> str | None:
+    """Push each numbered move line; the first that cannot be read or is not legal stops the
+    replay and comes back as ``line N: <move>: <reason>`` (None when every move was played).
+
+    A move line that cannot be read is treated like an illegal one: the record itself is
+    readable, and the position up to that line is still worth showing.
+    """
+    for number, line in lines:
+        try:
+            game.push(parse(line))
+        except (NotationError, IllegalMove) as exc:
+            return f"line {number}: {exc}"
+    return None

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from companion.games.errors import IllegalMove
+from companion.games.errors import NotationError
 
 COLOURS: tuple[str, ...] = ("red", "blue", "yellow", "green", "pink")
 CROWN = "crown"
@@ -33,17 +33,19 @@ class Move:
 
     @staticmethod
     def parse(text: str) -> Move:
-        """The move written as ``text``; IllegalMove (a ValueError) saying what is malformed."""
+        """The move written as ``text``; NotationError (a ValueError) saying what is malformed."""
         tokens = text.split()
         if len(tokens) < 3:
-            raise IllegalMove(
+            raise NotationError(
                 f"{text!r} is not a move: write '<player> <verb> <arguments>', "
                 "e.g. 'white knight red court'"
             )
         player, verb, args = tokens[0], tokens[1], tokens[2:]
         kind = _VERBS.get(verb)
         if kind is None:
-            raise IllegalMove(f"{text!r}: unknown verb {verb!r} (use one of: {', '.join(_VERBS)})")
+            raise NotationError(
+                f"{text!r}: unknown verb {verb!r} (use one of: {', '.join(_VERBS)})"
+            )
         return kind.from_args(player, args, text)
 
     @classmethod
@@ -57,19 +59,19 @@ class Move:
 def _colour(token: str, text: str, *, crown: bool = False) -> str:
     allowed = (*COLOURS, CROWN) if crown else COLOURS
     if token not in allowed:
-        raise IllegalMove(f"{text!r}: {token!r} is not one of {', '.join(allowed)}")
+        raise NotationError(f"{text!r}: {token!r} is not one of {', '.join(allowed)}")
     return token
 
 
 def _number(token: str, text: str) -> int:
     if not token.isdigit():
-        raise IllegalMove(f"{text!r}: {token!r} is not a number")
+        raise NotationError(f"{text!r}: {token!r} is not a number")
     return int(token)
 
 
 def _arity(args: list[str], n: int, text: str, shape: str) -> None:
     if len(args) != n:
-        raise IllegalMove(f"{text!r}: expected '{shape}'")
+        raise NotationError(f"{text!r}: expected '{shape}'")
 
 
 @dataclass(frozen=True, repr=False)

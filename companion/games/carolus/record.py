@@ -11,8 +11,8 @@ from companion.games.carolus.game import Game
 from companion.games.carolus.moves import Move
 from companion.games.carolus.options import Options
 from companion.games.carolus.position import GAME_ID, to_position
-from companion.games.errors import IllegalMove, PositionError, RecordError
-from companion.games.record import read_header, record_lines
+from companion.games.errors import PositionError, RecordError
+from companion.games.record import read_header, record_lines, replay_moves
 
 HEADER_KEYS = ("game", "players", "teams", "seed", "options")
 
@@ -63,13 +63,7 @@ def replay(text: str) -> ReplayResult:
     if not lines:
         raise RecordError("the record is empty: it needs a header line")
     game = game_from_header(lines[0][1], lines[0][0])
-    error = None
-    for n, line in lines[1:]:
-        try:
-            game.push(Move.parse(line))
-        except IllegalMove as exc:
-            error = f"line {n}: {exc}"
-            break
+    error = replay_moves(game, lines[1:], Move.parse)
     outcome = game.outcome()
     return ReplayResult(
         ok=error is None,

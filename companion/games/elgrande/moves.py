@@ -10,14 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
-from companion.games.errors import RulesError
+from companion.games.errors import NotationError
 
 TABLE = "table"
 """The actor of chance events and table decisions."""
-
-
-class NotationError(RulesError, ValueError):
-    """A move's text cannot be read; the message says what was expected."""
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from typing import Any
 
 from companion.games.api import ReplayResult
 from companion.games.elgrande.game import Game
-from companion.games.elgrande.moves import NotationError, parse_move
+from companion.games.elgrande.moves import parse_move
 from companion.games.elgrande.options import Options
 from companion.games.elgrande.position import position_to_json
-from companion.games.errors import IllegalMove, RecordError, RulesError
-from companion.games.record import read_header, record_lines
+from companion.games.errors import RecordError, RulesError
+from companion.games.record import read_header, record_lines, replay_moves
 
 HEADER_KEYS = ("game", "players", "seed", "options", "king", "homes")
 
@@ -67,17 +67,7 @@ def replay(text: str) -> ReplayResult:
     if not lines:
         raise RecordError("empty record: expected a JSON header line and moves")
     game = start_game(lines[0][1], lines[0][0])
-    error: str | None = None
-    for number, line in lines[1:]:
-        try:
-            move = parse_move(line)
-        except NotationError as exc:
-            raise RecordError(f"line {number}: {exc}") from None
-        try:
-            game.push(move)
-        except IllegalMove:
-            error = f"line {number}: {line}: {game.why_illegal(move)}"
-            break
+    error = replay_moves(game, lines[1:], parse_move)
     outcome = game.outcome()
     return ReplayResult(
         ok=error is None,

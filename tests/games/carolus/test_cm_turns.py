@@ -16,7 +16,7 @@ from companion.games.carolus.moves import (
 )
 from companion.games.carolus.options import Options
 from companion.games.carolus.position import from_position, to_position
-from companion.games.errors import IllegalMove, PositionError
+from companion.games.errors import IllegalMove, NotationError, PositionError
 
 
 def setup_done(game: Game, faces: tuple[str, ...] = ("red", "blue", "pink")) -> None:
@@ -291,7 +291,7 @@ def test_notation_round_trips(text: str) -> None:
     ],
 )
 def test_bad_notation_says_what_is_wrong(text: str, problem: str) -> None:
-    with pytest.raises(IllegalMove, match=problem):
+    with pytest.raises(NotationError, match=problem):
         Move.parse(text)
 
 

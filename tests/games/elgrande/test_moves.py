@@ -11,11 +11,11 @@ from companion.games.elgrande.moves import (
     Announce,
     MoveCaballero,
     MoveScoreboard,
-    NotationError,
     Place,
     parse_move,
 )
 from companion.games.elgrande.selfplay import play_random_game
+from companion.games.errors import NotationError
 
 
 def test_every_move_of_random_games_round_trips_through_its_text() -> None:

@@ -95,9 +95,17 @@ def test_write_then_replay_gives_the_same_game() -> None:
             '{"game": "el-grande", "players": ["red", "blue"], "options": {"veto": 3}}\n',
             "options.veto",
         ),
-        ('{"game": "el-grande", "players": ["red", "blue"]}\n\ntable shuffle\n', "line 3: "),
     ],
 )
 def test_unreadable_records_are_refused_with_the_line(text: str, message: str) -> None:
     with pytest.raises(RecordError, match=message):
         replay(text)
+
+
+def test_a_move_line_that_cannot_be_read_is_the_first_illegal_move() -> None:
+    # As in Carolus Magnus (games/record.replay_moves): the record stops there, exit 1.
+    result = replay('{"game": "el-grande", "players": ["red", "blue"]}\n\ntable shuffle\n')
+    assert not result.ok
+    assert result.moves_applied == 0
+    assert result.error is not None
+    assert result.error.startswith("line 3: 'table shuffle': unknown verb 'shuffle'")
