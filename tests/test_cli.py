@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -38,3 +39,27 @@ def test_analyze_missing_file() -> None:
     out = run("analyze", "/nonexistent/position.json")
     assert out.returncode == 2
     assert "no such file" in out.stderr
+
+
+def test_unreadable_files_name_themselves_once(tmp_path: Path) -> None:
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xff\xfe")
+    out = run("analyze", str(binary))
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"companion: {binary}: not UTF-8 text"
+    out = run("analyze", str(tmp_path))
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"companion: {tmp_path}: cannot read (Is a directory)"
+
+
+def test_replay_of_a_record_without_header_says_so(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# just a comment\n", encoding="utf-8")
+    out = run("replay", str(empty))
+    assert out.returncode == 2
+    assert out.stderr.startswith(f"companion: {empty}: no readable header")
+    other = tmp_path / "other.txt"
+    other.write_text('{"game": "chess"}\n', encoding="utf-8")
+    out = run("replay", str(other))
+    assert out.returncode == 2
+    assert "header game: 'chess' is not a known game" in out.stderr

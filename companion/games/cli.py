@@ -10,7 +10,7 @@ from typing import Any
 
 from companion.games import jsonio
 from companion.games.api import GAMES, game_api
-from companion.games.errors import RulesError
+from companion.games.errors import RecordError, RulesError
 from companion.games.record import record_game
 
 
@@ -40,11 +40,11 @@ def _read(source: str) -> str:
     try:
         return Path(source).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise RulesInputError(f"{source}: no such file") from None
+        raise RulesInputError("no such file") from None
     except UnicodeDecodeError:
-        raise RulesInputError(f"{source}: not UTF-8 text") from None
+        raise RulesInputError("not UTF-8 text") from None
     except OSError as exc:
-        raise RulesInputError(f"{source}: cannot read ({exc.strerror})") from None
+        raise RulesInputError(f"cannot read ({exc.strerror})") from None
 
 
 class RulesInputError(RulesError, OSError):
@@ -80,7 +80,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     try:
         text = _read(args.record)
-        api = game_api(record_game(text), path=f"{args.record}: header game")
+        game = record_game(text)
+        if game is None:
+            raise RecordError(
+                "no readable header: a record starts with a JSON object line such as "
+                '{"game": "el-grande", "players": [...], "seed": 1} (docs/records.md)'
+            )
+        api = game_api(game, path="header game")
         result = api.replay(text)
     except RulesError as exc:
         return _fail(f"{args.record}: {exc}")
