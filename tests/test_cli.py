@@ -63,3 +63,14 @@ def test_replay_of_a_record_without_header_says_so(tmp_path: Path) -> None:
     out = run("replay", str(other))
     assert out.returncode == 2
     assert "header game: 'chess' is not a known game" in out.stderr
+
+
+def test_selfplay_reports_games_no_rule_can_end() -> None:
+    # Seed 3's 100 two-player games include one that stalls (every cube in play, no stop
+    # changes anything): it is counted, not taken for a broken invariant.
+    out = run(
+        "selfplay", "--game", "carolus-magnus", "--players", "2", "--games", "100", "--seed", "3"
+    )
+    assert out.returncode == 0, out.stderr
+    assert "carolus-magnus: 100 games, 2 players" in out.stdout
+    assert "1 of them stalled: no move could change anything" in out.stdout

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import random
 import time
-from dataclasses import dataclass
 
 from companion.games.api import SelfplayReport
 from companion.games.carolus.game import Game
@@ -15,11 +14,6 @@ from companion.games.carolus.state import CASTLES, RING_SIZE, State
 from companion.games.errors import PositionError
 
 MOVE_LIMIT = 20_000  # far beyond any real game; reaching it means the engine loops
-
-
-@dataclass
-class CarolusSelfplayReport(SelfplayReport):
-    finished: int = 0
 
 
 def invariant_violations(s: State) -> list[str]:
@@ -89,11 +83,11 @@ def play_random(game: Game, rng: random.Random, check: bool = True) -> tuple[int
     return moves, []
 
 
-def selfplay(players: int, games: int, seed: int) -> CarolusSelfplayReport:
+def selfplay(players: int, games: int, seed: int) -> SelfplayReport:
     if players not in (2, 3, 4):
         raise PositionError("--players", f"{players}: Carolus Magnus is for 2 to 4 players")
     master = random.Random(seed)
-    report = CarolusSelfplayReport(GAME_ID, players, games, 0, 0.0)
+    report = SelfplayReport(GAME_ID, players, games, 0, 0.0)
     start = time.perf_counter()
     for g in range(games):
         game_seed = master.randrange(2**31)
@@ -104,9 +98,7 @@ def selfplay(players: int, games: int, seed: int) -> CarolusSelfplayReport:
         if to_position(from_position(to_position(game))) != to_position(game):
             bad.append("the final position does not read back the same")
         report.violations += [f"game {g} (seed {game_seed}) {b}" for b in bad]
-        if game.is_game_over():
-            report.finished += 1
-        elif game.is_stalled():
+        if not game.is_game_over() and game.is_stalled():
             report.stalled += 1
     report.seconds = time.perf_counter() - start
     return report
