@@ -325,29 +325,40 @@ def speed() -> None:
         print(f"  {width}x{height} median ratio {statistics.median(ratios):.1f}x (aim: 4x)")
 
 
-def main() -> None:
+SECTIONS = ("accuracy", "degradation", "occlusion", "speed")
+
+
+def main(sections: Iterable[str] = SECTIONS) -> None:
+    """All sections, or the named ones (``python -m benchmarks.bench_vision speed``)."""
+    sections = set(sections)
     seeds = range(CASES)
-    print("accuracy, calibrated on a set-up frame of the same camera and light:")
-    easy = run_set("easy", EASY, seeds)
-    hard = run_set("hard", HARD, seeds)
-    lensed = run_set("hard, lens model given", HARD, seeds, with_lens=True)
-    print(f"  {'easy, both games':<42} {easy.line()}")
-    print(f"  {'hard, both games':<42} {hard.line()}")
-    print(f"  {'hard, lens model given, both games':<42} {lensed.line()}")
-    print("degradation (easy camera, one knob turned; 6 cases per game):")
-    few = range(6)
-    for level in (0.2, 0.4):
-        run_set(f"light gradient {level}", replace(EASY, light_gradient=(level, level)), few)
-    for sigma in (1.0, 1.6):
-        run_set(f"blur sigma {sigma}", replace(EASY, blur=(sigma, sigma)), few)
-    for crowd in (1.6, 2.2):
-        run_set(f"crowding x{crowd}", EASY, few, crowd=crowd)
-    print("occlusion (a hand in view):")
-    occlusion(range(6))
-    print("speed per frame (calibrated, tile places known):")
-    speed()
+    if "accuracy" in sections:
+        print("accuracy, calibrated on a set-up frame of the same camera and light:")
+        easy = run_set("easy", EASY, seeds)
+        hard = run_set("hard", HARD, seeds)
+        lensed = run_set("hard, lens model given", HARD, seeds, with_lens=True)
+        print(f"  {'easy, both games':<42} {easy.line()}")
+        print(f"  {'hard, both games':<42} {hard.line()}")
+        print(f"  {'hard, lens model given, both games':<42} {lensed.line()}")
+    if "degradation" in sections:
+        print("degradation (easy camera, one knob turned; 6 cases per game):")
+        few = range(6)
+        for level in (0.2, 0.4):
+            run_set(f"light gradient {level}", replace(EASY, light_gradient=(level, level)), few)
+        for sigma in (1.0, 1.6):
+            run_set(f"blur sigma {sigma}", replace(EASY, blur=(sigma, sigma)), few)
+        for crowd in (1.6, 2.2):
+            run_set(f"crowding x{crowd}", EASY, few, crowd=crowd)
+    if "occlusion" in sections:
+        print("occlusion (a hand in view):")
+        occlusion(range(6))
+    if "speed" in sections:
+        print("speed per frame (calibrated, tile places known):")
+        speed()
 
 
 if __name__ == "__main__":
-    main()
-    sys.exit(0)
+    unknown = set(sys.argv[1:]) - set(SECTIONS)
+    if unknown:
+        sys.exit(f"unknown section(s) {sorted(unknown)}; known: {', '.join(SECTIONS)}")
+    main(sys.argv[1:] or SECTIONS)

@@ -68,7 +68,11 @@ class Conditions:
 
 EASY = Conditions()
 
+# At 1920x1080 every cube of the hard set is 8 px or more across (the reader's documented
+# minimum, see hardware/camera.md); at 1280x720 a far camera would make Carolus cubes 5 px.
 HARD = Conditions(
+    width=1920,
+    height=1080,
     tilt=(6.0, 18.0),
     roll=(-30.0, 30.0),
     distance=(600.0, 900.0),

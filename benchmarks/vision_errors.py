@@ -1,0 +1,96 @@
+"""Which counts, pieces and dice the reader gets wrong, case by case (a tool for working on the
+reader, not a benchmark). Renders are cached under ``$TMPDIR/companion-renders``.
+
+    python -m benchmarks.vision_errors [easy|hard] [el-grande|carolus-magnus] [--cases N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import hashlib
+import json
+import os
+import pickle
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_vision import CASES, CM_COLOURS, POSITIONS
+from companion.vision.calibration import calibrate
+from companion.vision.layout import Layout, load_layout
+from companion.vision.pipeline import Reader
+from companion.vision.synth import PRESETS, Conditions, render
+
+CACHE = Path(os.environ.get("TMPDIR", tempfile.gettempdir())) / "companion-renders"
+
+
+def cached_render(
+    position: dict[str, Any], layout: Layout, seed: int, cond: Conditions
+) -> tuple[Any, dict[str, Any]]:
+    key = json.dumps([position, layout.name, seed, cond.to_json()], sort_keys=True)
+    path = CACHE / (hashlib.sha1(key.encode()).hexdigest() + ".pickle")
+    if path.exists():
+        image, truth = pickle.loads(path.read_bytes())
+        return image, truth
+    image, truth = render(position, layout, seed=seed, conditions=cond)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps((image, truth)))
+    return image, truth
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("preset", nargs="?", default="hard", choices=sorted(PRESETS))
+    ap.add_argument("games", nargs="*", default=list(POSITIONS))
+    ap.add_argument("--cases", type=int, default=CASES)
+    args = ap.parse_args()
+    cond = PRESETS[args.preset]
+    for game in args.games:
+        layout = load_layout(game)
+        kinds: collections.Counter[tuple[str, int, int]] = collections.Counter()
+        cells = wrong = 0
+        for seed in range(args.cases):
+            setup, position = POSITIONS[game](seed)
+            setup_image, _ = cached_render(setup, layout, seed, cond)
+            image, truth = cached_render(position, layout, seed, cond)
+            obs = Reader(calibrate(setup_image, layout, setup), layout).read(image)
+            colours = position["players"] if game == "el-grande" else CM_COLOURS
+            bad = []
+            for area in sorted(set(obs.counts) | set(truth["counts"])):
+                for colour in colours:
+                    want = truth["counts"].get(area, {}).get(colour, 0)
+                    got = obs.count(area, colour)
+                    cells += 1
+                    if want != got:
+                        wrong += 1
+                        bad.append(f"{area}/{colour} {want}->{got}")
+                        kinds[(colour, want, got)] += 1
+            for piece in truth["pieces"]:
+                kind, area = piece["kind"], piece["area"]
+                if kind in ("king", "charlemagne") and obs.figures.get(kind) != area:
+                    bad.append(f"{kind} {area}->{obs.figures.get(kind)}")
+                elif kind == "grande":
+                    got_area = obs.figures.get(f"grande:{piece['colour']}")
+                    if got_area != area:
+                        bad.append(f"grande:{piece['colour']} {area}->{got_area}")
+                elif (
+                    kind == "castle"
+                    and area.startswith("t")
+                    and obs.castles.get(area) != piece["colour"]
+                ):
+                    bad.append(f"castle {area} {piece['colour']}->{obs.castles.get(area)}")
+            truth_castles = {p["area"] for p in truth["pieces"] if p["kind"] == "castle"}
+            for area, colour in obs.castles.items():
+                if area not in truth_castles:
+                    bad.append(f"castle {area} none->{colour}")
+            if "dice" in truth and sorted(obs.dice) != sorted(truth["dice"]):
+                bad.append(f"dice {sorted(truth['dice'])}->{sorted(obs.dice)}")
+            occluded = " OCCLUDED" if obs.occluded else ""
+            print(f"{game} {seed:2d}{occluded}: " + ("; ".join(bad) or "all right"), flush=True)
+        print(f"{game}: {wrong} of {cells} counts wrong; commonest (colour, truth, read):")
+        print("  " + ", ".join(f"{k}x{n}" for k, n in kinds.most_common(12)))
+
+
+if __name__ == "__main__":
+    main()
