@@ -176,7 +176,7 @@ def test_truth_camera_and_homography_agree_with_the_markers() -> None:
         via_h = cv2.perspectiveTransform(board.reshape(-1, 1, 2), h)
         assert np.abs(undist - via_h).max() < 0.5
     assert truth["conditions"] == "hard"
-    assert abs(dist[0]) > 0 and truth["image_size"] == [1280, 720]
+    assert abs(dist[0]) > 0 and truth["image_size"] == [1920, 1080]
 
 
 def test_hand_is_drawn_and_flagged() -> None:
