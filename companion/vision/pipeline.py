@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from companion.vision.calibration import Calibration
 from companion.vision.castles import read_castles
-from companion.vision.colour import BACKGROUND
+from companion.vision.colour import BACKGROUND, UNKNOWN
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_in
 from companion.vision.dice import read_dice
@@ -276,7 +276,8 @@ class Reader:
             region[cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0] = 0
 
         if layout.game == "carolus-magnus":
-            castles = read_castles(lab, geo, place_at, layout, cfg)
+            coloured = (labels != BACKGROUND) & (labels != UNKNOWN)
+            castles = read_castles(lab, geo, place_at, layout, cfg, pieces=coloured)
 
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
