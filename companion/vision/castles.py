@@ -23,7 +23,7 @@ from companion.vision.config import VisionConfig
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
 from companion.vision.local_print import GREY, lab_distance, local_print
-from companion.vision.masks import fill_holes
+from companion.vision.masks import fill_small_holes
 
 Image = npt.NDArray[Any]
 FloatArray = npt.NDArray[Any]
@@ -175,7 +175,7 @@ def castle_blobs(
     )
     kernel = np.ones((2, 2), np.uint8)
     mask = cv2.morphologyEx(neutral.astype(np.uint8), cv2.MORPH_OPEN, kernel)
-    mask = _fill_small_holes(mask, config.castle_hole * width * width)
+    mask = fill_small_holes(mask, config.castle_hole * width * width)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     out: list[CastleBlob] = []
     for i in range(1, n):
@@ -230,18 +230,6 @@ def hueless(
         share < config.black_castle_ratio * print_share
     )
     return neutral, share, print_share
-
-
-def _fill_small_holes(mask: Image, most: float) -> Image:
-    """The mask with its enclosed holes of at most ``most`` pixels filled: the middle of a
-    castle's top, inside the square drawn on it, may be as light as the tile round it (a
-    marker's margin encloses a far bigger hole, its code)."""
-    holes = (fill_holes(mask) > 0) & (mask == 0)
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(holes.astype(np.uint8), connectivity=4)
-    small = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] <= most)
-    out: Image = mask.copy()
-    out[np.isin(labels, small[small > 0])] = 1
-    return out
 
 
 def _faces(

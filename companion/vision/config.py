@@ -48,11 +48,48 @@ class VisionConfig:
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5
-    # A pawn's blob (holes filled) covers about this share of the disc of its diameter (its
-    # sides show round it); of the thick blobs, the one nearest that size is the pawn.
-    figure_area: float = 1.15
-    king_size_weight: float = 2.0
     edge_px: float = 1.0
+    # A pawn's blob is opened by a disc of this share of its radius (no cube holds it: cubes
+    # touching the pawn and its head fall away); each part thick enough, and at most this
+    # many radii thick, is a candidate foot. The pawn is the candidate with the most (how
+    # well its blob, within this share of a radius round the pawn's outline, fills that
+    # outline + inscribed radius / the pawn's radius - roundness x spread of the part's
+    # outline's distance from its middle): a disc's outline spreads ~0.1, a box's 0.2-0.4
+    # (hard and easy sets: the king 0.91-1.18 of his radius thick, the black grande
+    # 0.69-1.03, clusters of black cubes up to 1.22; the king wins in all 77 frames, by 0.05
+    # or more).
+    figure_open: float = 0.6
+    figure_hole: float = 0.5  # holes filled first, up to this share of the foot's disc
+    figure_max_thickness: float = 1.4
+    figure_near: float = 0.3
+    figure_roundness: float = 0.5
+    # A pawn's head is a ball, its radius this share of the pawn's diameter, on its top: seen
+    # off the foot, it is taken out of the mask with the foot (it would be a cube), as far
+    # as this many times where the camera's pose puts it (the focal length of a camera
+    # looking straight down is a guess).
+    pawn_head: float = 0.25
+    pawn_lean_slack: float = 1.5
+    # Where a tall piece's top shows comes from the camera's pose (standing.py): its focal
+    # length is worked out from the board's outline, unless the camera looks nearly straight
+    # down or the estimate is out of this range of the focal length of a camera hanging this
+    # many mm over the board (an arm's length: 600-900 mm).
+    camera_height: float = 750.0
+    focal_range: tuple[float, float] = (0.6, 1.7)
+    # A grande is the top of its colour, at least this share of the big-piece thickness, with
+    # the most (thickness - weight x |log(area / a grande top's)|): blurred pairs of cubes
+    # are as thick as a grande's top but smaller, merged rows bigger.
+    grande_thickness: float = 0.9
+    grande_size_weight: float = 0.5
+    # Black pieces (El Grande): hueless pixels (chroma once the markers' cast is off; at most
+    # this share of the print's chroma along its hue, as a shadow keeps it) whose grey value
+    # is at most this share of the board's print round them (the median over this many mm):
+    # the black pieces 0.15-0.5 (glare lifts them), shadows 0.55 and of the print's hue. At
+    # most the second share, darker than any shadow, a pixel's hue is not asked.
+    dark_piece_ratio: float = 0.55
+    black_piece_ratio: float = 0.4
+    dark_piece_chroma: float = 14.0
+    dark_piece_print_hue: float = 0.35
+    dark_piece_window: float = 88.0
     # Castles (Carolus): hueless blobs on a tile (Lab chroma once the cast seen on the tile
     # marker's paper is taken off) ...
     castle_chroma: float = 14.0

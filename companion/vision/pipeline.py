@@ -30,15 +30,28 @@ from companion.vision.calibration import Calibration
 from companion.vision.castles import read_castles
 from companion.vision.colour import BACKGROUND, UNKNOWN
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_in
+from companion.vision.cubes import (
+    Patch,
+    clean,
+    count_patches,
+    footprint_factor,
+    measure_in,
+)
 from companion.vision.dice import read_dice
 from companion.vision.errors import VisionError
-from companion.vision.figures import figures_of, find_big_top, find_figure
+from companion.vision.figures import (
+    Figure,
+    dark_pieces,
+    figures_of,
+    find_figure,
+    find_grande,
+)
 from companion.vision.fringe import drop_fringes
 from companion.vision.geometry import Geometry, build_geometry, locate_movables
 from companion.vision.hand import hand_check
 from companion.vision.layout import Layout, Pose
 from companion.vision.observation import Observation
+from companion.vision.standing import foot_of, top_of
 from companion.vision.still import is_moving, median_frame, thumbnail
 
 Image = npt.NDArray[Any]
@@ -255,6 +268,11 @@ class Reader:
             vals = win[win > 0]
             return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
 
+        # Black pieces are looked for among dark pixels too (glare makes them grey).
+        seen = dict(masks)
+        if layout.game == "el-grande":
+            dark = dark_pieces(lab, labels, geo, cfg)
+            seen["black"] = dark if "black" not in masks else cv2.bitwise_or(masks["black"], dark)
         # Pawns first: each removes its own pixels from its colour's mask.
         for fig in figure_list:
             if not fig.round_:
@@ -262,7 +280,13 @@ class Reader:
             mask = masks.get(fig.colour)
             if mask is None:
                 continue
-            found = find_figure(mask, fig, geo, layout, cfg)
+
+            # A pawn's head ball shows off its foot (it is tall); it is the pawn's, no cube.
+            def head(foot: tuple[float, float], fig: Figure = fig) -> tuple[float, float]:
+                ball = fig.height - cfg.pawn_head * fig.diameter
+                return top_of(self.calibration, geo, foot, ball, cfg)
+
+            found = find_figure(seen[fig.colour], fig, geo, layout, cfg, head)
             if found is None:
                 if fig.name in ("king", "charlemagne"):
                     figures[fig.name] = None
@@ -272,8 +296,9 @@ class Reader:
             figures[fig.name] = place_at(fx, fy)
             # The figure's own pixels are no cubes; a sliver of edge round it stays behind
             # and is too small to count.
-            region = mask[y : y + body.shape[0], x : x + body.shape[1]]
-            region[cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0] = 0
+            grown = cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0
+            for m in {id(mask): mask, id(seen[fig.colour]): seen[fig.colour]}.values():
+                m[y : y + body.shape[0], x : x + body.shape[1]][grown] = 0
 
         if layout.game == "carolus-magnus":
             coloured = (labels != BACKGROUND) & (labels != UNKNOWN)
@@ -294,9 +319,12 @@ class Reader:
             )
             grande = next((f for f in figure_list if f.colour == colour and not f.round_), None)
             if grande is not None:
-                found_top = find_big_top(measured[colour], grande, geo, layout, cfg)
-                if found_top is not None:
-                    figures[grande.name] = place_at(*found_top)
+                wider = seen[colour] if seen[colour] is not mask else None
+                top = find_grande(measured[colour], wider, grande, geo, layout, cfg, lightness)
+                if top is not None:
+                    # Its top leans away from under the camera: the grande stands at its foot.
+                    foot = foot_of(self.calibration, geo, top, grande.diameter, cfg)
+                    figures[grande.name] = place_at(*foot)
             factors[colour] = footprint_factor(
                 measured[colour], self.factors.get(colour, cfg.top_factor), self.spread
             )
