@@ -11,6 +11,7 @@ and the paper's tint is the light's colour cast, taken off before judging the ca
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -101,8 +102,10 @@ def _marker_light(lab: Image, corners: npt.NDArray[Any]) -> TileLight | None:
 class CastleBlob:
     """A hueless blob on a tile, measured: a castle if thick enough (see :func:`read_castles`).
 
-    ``body`` and ``top`` are lightness shares (ink 0, paper 1) over the print's beside it: the
-    middle of the blob's thickest part and its lightest patch of a top's size.
+    ``body``: the lightness share (ink 0, paper 1) of the middle of the blob's thickest part,
+    the castle's body (a black castle's lit edges are thin, and its own shadow on the tile
+    joins its blob at one side). ``print_share``: the tile print's share beside it;
+    ``typical``: the print's share over all tiles.
     """
 
     place: str | None
@@ -110,16 +113,22 @@ class CastleBlob:
     area: float  # castle tops (width squared)
     thickness: float  # inscribed radius over the castle's width
     body: float
-    top: float
+    print_share: float
+    typical: float
+
+    @property
+    def lightness(self) -> float:
+        """The body's share, half corrected (in proportion) by how the print beside it
+        differs from the print elsewhere: a gradient or a shadow band the marker does not
+        share scales castle and print alike, but a glare spot over the castle lifts the
+        print towards the paper, not in proportion."""
+        return self.body * math.sqrt(self.typical / max(self.print_share, 0.2))
 
     def colour(self, config: VisionConfig) -> str:
-        """Black by the body alone: a black castle's lit edges and its own shadow on the tile
-        (which may join the blob at one side) are far lighter than its top. White or grey
-        by body and top together: a castle's shaded sides take the body down, a lit corner
-        or the glint of a lamp lifts the top."""
-        if self.body < config.black_castle_ratio:
+        light = self.lightness
+        if light < config.black_castle_share:
             return "black"
-        return "white" if (self.body + self.top) / 2 >= config.white_castle_ratio else "grey"
+        return "white" if light >= config.white_castle_share else "grey"
 
 
 def read_castles(
@@ -173,6 +182,7 @@ def castle_blobs(
     neutral, share, print_share = hueless(
         sub, place_sub, on_tile, print_, geo, lights, width, config
     )
+    typical = float(np.median(print_share[print_])) if print_.any() else 1.0
     kernel = np.ones((2, 2), np.uint8)
     mask = cv2.morphologyEx(neutral.astype(np.uint8), cv2.MORPH_OPEN, kernel)
     mask = fill_small_holes(mask, config.castle_hole * width * width)
@@ -186,16 +196,17 @@ def castle_blobs(
         blob = labels[y : y + h, x : x + w] == i
         dist = cv2.distanceTransform(np.pad(blob.astype(np.uint8), 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
         cx, cy = float(centroids[i][0]), float(centroids[i][1])
-        ref = max(float(print_share[min(int(cy), bh - 1), min(int(cx), bw - 1)]), 0.2)
-        body, top = _faces(share[y : y + h, x : x + w], blob, dist, width, config)
+        # The body: the middle of the blob's thickest part.
+        core = dist >= max(1.0, float(dist.max()) - config.castle_core * width)
         out.append(
             CastleBlob(
                 place_at(cx + bx, cy + by),
                 (cx + bx, cy + by),
                 area,
                 float(dist.max()) / width,
-                body / ref,
-                top / ref,
+                float(np.median(share[y : y + h, x : x + w][core])),
+                float(print_share[min(int(cy), bh - 1), min(int(cx), bw - 1)]),
+                typical,
             )
         )
     return out
@@ -227,26 +238,9 @@ def hueless(
     print_chroma = np.maximum(1.0, np.hypot(print_ab[..., 0], print_ab[..., 1]))
     along = (ab * print_ab).sum(axis=-1) / print_chroma
     neutral &= (along <= config.castle_print_hue * print_chroma) | (
-        share < config.black_castle_ratio * print_share
+        share < config.castle_shadow_ratio * print_share
     )
     return neutral, share, print_share
-
-
-def _faces(
-    share: FloatArray, blob: Image, dist: FloatArray, width: float, config: VisionConfig
-) -> tuple[float, float]:
-    """A blob's body (the median share over its thickest part) and top (the lightest patch
-    of a top's size wholly in it)."""
-    core = dist >= max(1.0, float(dist.max()) - config.castle_core * width)
-    body = float(np.median(share[core]))
-    r = max(1, round(config.castle_face * width))
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)).astype(np.float32)
-    disc /= disc.sum()
-    own = blob.astype(np.float32)
-    total = cv2.filter2D(share.astype(np.float32) * own, -1, disc, borderType=cv2.BORDER_CONSTANT)
-    cover = cv2.filter2D(own, -1, disc, borderType=cv2.BORDER_CONSTANT)
-    whole = cover >= min(0.95, float(cover.max()))
-    return body, float((total[whole] / cover[whole]).max())
 
 
 def _relative(

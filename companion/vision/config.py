@@ -109,18 +109,17 @@ class VisionConfig:
     # from 0.45 once holes are filled, other hueless blobs up to 0.38).
     castle_thickness: float = 0.42
     # Lightness is a grey value's share of the way from the tile marker's ink to its paper
-    # (exposure scales grey values and glare adds to them: the share holds), over the
-    # print's share beside the castle (which follows what the marker does not see: a
-    # gradient, a shadow band). The body (the median over the blob's thickest part, down to
-    # this many castle widths less thick) under this ratio is black (hard set: black up to
-    # 0.40, grey from 0.51) ...
+    # (exposure scales grey values and glare adds to them: the share holds), of the castle's
+    # body (the median over the blob's thickest part, down to this many castle widths less
+    # thick), half corrected by the print beside it against the print elsewhere (see
+    # CastleBlob.lightness). Under the first share black, from the second on white (hard and
+    # easy sets, 41 seeds each: black up to 0.29, grey 0.40-0.50, white from 0.57).
     castle_core: float = 0.2
-    black_castle_ratio: float = 0.45
-    # ... else the mean of body and top (the lightest patch of this radius, in castle widths,
-    # wholly in the blob) from this ratio on is white, below it grey (grey up to 0.70, white
-    # from 0.80).
-    castle_face: float = 0.25
-    white_castle_ratio: float = 0.75
+    black_castle_share: float = 0.34
+    white_castle_share: float = 0.53
+    # On a tile, a pixel this much darker than the print round it is darker than a shadow
+    # gets: hueless enough to be a black castle's whatever its hue.
+    castle_shadow_ratio: float = 0.45
     # A tile marker whose paper is less than this many grey values lighter than its ink is
     # covered or not where its tile was thought to be: the other tiles' light is used.
     marker_min_contrast: float = 40.0
