@@ -259,20 +259,29 @@ def find_big_top(
 
 def find_grande(
     counted: list[Patch],
-    seen: Image | None,
+    seen: Image,
     fig: Figure,
     geo: Geometry,
     layout: Layout,
     config: VisionConfig,
     lightness: Image,
+    dark: bool = False,
 ) -> tuple[float, float] | None:
-    """Where a grande's top shows (see :func:`find_big_top`); its top is taken out of the
-    ``counted`` patches of its colour. ``seen``: a wider mask to look for it on (the black
-    grande: dark pixels too), else it is looked for among the counted patches."""
-    if seen is None:
-        return find_big_top(counted, fig, geo, layout, config)
-    # Sensor noise in the dark speckles a black top's lightness: judged over 3x3 pixels.
-    wider = measure(seen, geo.footprint, geo.side, cv2.medianBlur(lightness, 3))
+    """Where a grande's top shows (see :func:`find_big_top`), looked for on ``seen`` (its
+    colour's pixels; the black grande's with the dark ones); its top is then taken out of
+    the ``counted`` patches of its colour.
+
+    Sensor noise speckles a top at the colour model's reach (a few pixels of it fall out),
+    and the thickness of a top is very sensitive to that: the pixels are closed over the
+    speckles first. A ``dark`` (black) top's lightness band is narrow against the noise: its
+    lightness is judged over 3x3 pixels (not a coloured one's: the thin dark seams between
+    touching cubes would go).
+    """
+    closed = cv2.morphologyEx(seen, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    side = fig.diameter * geo.mm_px
+    closed = fill_small_holes((closed > 0).astype(np.uint8), config.figure_hole * side * side)
+    light = cv2.medianBlur(lightness, 3) if dark else lightness
+    wider = measure(closed, geo.footprint, geo.side, light)
     top = find_big_top(wider, fig, geo, layout, config, take=False)
     if top is not None:
         take_top_at(counted, top, fig.diameter / 2 * geo.mm_px)

@@ -319,8 +319,10 @@ class Reader:
             )
             grande = next((f for f in figure_list if f.colour == colour and not f.round_), None)
             if grande is not None:
-                wider = seen[colour] if seen[colour] is not mask else None
-                top = find_grande(measured[colour], wider, grande, geo, layout, cfg, lightness)
+                black = seen[colour] is not mask  # dark pixels added: a black top
+                top = find_grande(
+                    measured[colour], seen[colour], grande, geo, layout, cfg, lightness, black
+                )
                 if top is not None:
                     # Its top leans away from under the camera: the grande stands at its foot.
                     foot = foot_of(self.calibration, geo, top, grande.diameter, cfg)
