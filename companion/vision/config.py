@@ -41,10 +41,10 @@ class VisionConfig:
     # thin strip however long.
     min_top_thickness: float = 0.25
     irregular_residual: float = 0.38
-    # A bright top of this many cube tops or more is several cubes whose seams blur erased;
-    # each of them reads this many cube tops (bevels and blur halo join in).
-    merged_top_from: float = 2.5
-    merged_top_cubes: float = 1.15
+    # A bright top is that many cubes whose seams blur erased; each of them reads this many cube
+    # tops (bevels and blur halo join in). On the hard renders a lone top reads at most ~1.5 and
+    # two merged ones from ~1.6: the bar for two lies between.
+    merged_top_cubes: float = 1.1
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5
