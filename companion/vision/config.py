@@ -11,6 +11,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class VisionConfig:
+    # Below this many image pixels a cube's side, touching cubes cannot be told apart under
+    # ordinary blur and noise (see hardware/camera.md): calibration warns.
+    min_cube_px: float = 8.0
     # The working image is binned (2x2, 3x3 ...) as far as a cube's side keeps at least this
     # many pixels: enough to see the seams between touching cubes, few enough to be quick.
     cube_side_px: float = 8.0
