@@ -12,7 +12,7 @@ to the area holding its centre.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -66,6 +66,20 @@ def clean(mask: U8Image) -> U8Image:
     return out
 
 
+class Top(NamedTuple):
+    """One bright top inside a patch: a cube's, or several cubes' whose seams blur erased."""
+
+    area: float  # pixels
+    thick: float  # inscribed radius, pixels
+    x: float  # the thickest point
+    y: float
+    length: float  # its smallest enclosing rectangle's long and short sides, pixels
+    width: float
+
+    def moved(self, dx: float, dy: float) -> Top:
+        return self._replace(x=self.x + dx, y=self.y + dy)
+
+
 @dataclass(frozen=True)
 class Patch:
     """One connected component of a colour mask, measured (before any counting)."""
@@ -76,8 +90,7 @@ class Patch:
     footprint: float  # one cube top's pixel area at the centroid
     side: float
     comp: U8Image  # the component's own pixels inside bbox
-    # The bright tops inside: (area, inscribed radius, x, y of the thickest point).
-    tops: tuple[tuple[float, float, float, float], ...] = ()
+    tops: tuple[Top, ...] = ()
 
 
 def measure(
@@ -107,7 +120,7 @@ def measure(
                 own &= raw[y : y + h, x : x + w] > 0
             light = lightness[y : y + h, x : x + w]
             values = light[own]
-            tops: tuple[tuple[float, float, float, float], ...] = ()
+            tops: tuple[Top, ...] = ()
             if values.size:
                 mode = _top_lightness(values)
                 band = max(mode * (1 - top_share), TOP_NOISE)
@@ -122,7 +135,18 @@ def measure(
                     part = np.pad((top_labels == j).astype(np.uint8), 1)
                     dist = cv2.distanceTransform(part, cv2.DIST_L2, 3)
                     _, thick, _, loc = cv2.minMaxLoc(dist)
-                    found.append((area_j, float(thick), loc[0] + x - 1.0, loc[1] + y - 1.0))
+                    # +1: the rectangle runs through the outer pixels' centres.
+                    (_, _), (rw, rh), _ = cv2.minAreaRect(cv2.findNonZero(part))
+                    found.append(
+                        Top(
+                            area_j,
+                            float(thick),
+                            loc[0] + x - 1.0,
+                            loc[1] + y - 1.0,
+                            max(rw, rh) + 1.0,
+                            min(rw, rh) + 1.0,
+                        )
+                    )
                 tops = tuple(found)
             out.append(Patch(counted, (cx, cy), (x, y, w, h), fp, side, comp, tops))
             continue
@@ -160,7 +184,7 @@ def measure_in(
                     p,
                     centroid=(p.centroid[0] + x, p.centroid[1] + y),
                     bbox=(bx + x, by + y, bw, bh),
-                    tops=tuple((a, t, tx + x, ty + y) for a, t, tx, ty in p.tops),
+                    tops=tuple(t.moved(x, y) for t in p.tops),
                 )
             )
     return out
@@ -204,11 +228,11 @@ def footprint_factor(
     """
     # Thick tops are whole cube tops (seams part touching cubes); without tops, whole blobs.
     ratios = sorted(
-        a / p.footprint
+        t.area / p.footprint
         for p in patches
-        for a, thick, _, _ in p.tops
-        if thick >= config.min_top_thickness * p.side
-        and a / p.footprint >= config.min_blob_cubes * prior
+        for t in p.tops
+        if t.thick >= config.min_top_thickness * p.side
+        and t.area / p.footprint >= config.min_blob_cubes * prior
     ) or sorted(
         p.area / p.footprint
         for p in patches
@@ -254,18 +278,17 @@ def count_patches(
         x, y, w, h = p.bbox
         if p.tops:
             # The dark seams keep touching cubes' tops apart: each whole top is a seed, and a
-            # top that is more than one (seams lost to blur) counts by its area. Lit slivers
+            # top that is more than one (seams lost to blur) counts by its shape. Lit slivers
             # of sides are no tops (too thin). The blob's area (estimate) is the cross-check.
             whole = [
-                a / unit
-                for a, thick, _, _ in p.tops
-                if a / unit >= config.min_top_cubes and thick >= config.min_top_thickness * p.side
+                t
+                for t in p.tops
+                if t.area / unit >= config.min_top_cubes
+                and t.thick >= config.min_top_thickness * p.side
             ]
             seeds = len(whole)
             if whole:
-                # A single top reads up to ~1.3 cubes (a lit bevel joins it); two merged
-                # tops read ~2: the bar for "two" is set high.
-                cubes = sum(_top_cubes(a, config) for a in whole)
+                cubes = sum(top_cubes(t, unit, p.side, config) for t in whole)
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
         centres: tuple[tuple[float, float], ...] = (p.centroid,) * cubes
@@ -275,11 +298,23 @@ def count_patches(
     return blobs
 
 
-def _top_cubes(area: float, config: VisionConfig) -> int:
-    """Cubes under one bright top of ``area`` cube tops. Measured on the labelled renders
-    (benchmarks/vision_errors): a lone top reads 0.6-1.5 (a lit bevel joins it, blur spreads or
-    eats it), n tops whose seams blur erased read ~1.1 n (bevels and halo join in)."""
-    return max(1, round(area / config.merged_top_cubes))
+def top_cubes(top: Top, unit: float, side: float, config: VisionConfig) -> int:
+    """Cubes under one bright top, by its shape.
+
+    Blur eats a top's edges and spreads its bevels, so its area says little (a lone top reads
+    0.6-1.5 cube tops, measured on the labelled renders) but its enclosing rectangle keeps the
+    cubes' layout: a row of n is n sides long and one wide; a block or an L fills its
+    rectangle's cells, minus what blur rounds off the corners. A ragged top (a cube half under
+    another piece) counts by area.
+    """
+    fill = top.area / max(1.0, top.length * top.width)
+    if fill < config.top_min_fill:
+        return max(1, round(top.area / unit / config.merged_top_cubes))
+    along = max(1, round(top.length / (config.top_length_sides * side)))
+    across = max(1, round(top.width / (config.top_width_sides * side)))
+    if across == 1:
+        return along
+    return max(1, round(along * across * fill / config.top_block_fill))
 
 
 def find_blobs(

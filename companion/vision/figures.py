@@ -108,15 +108,15 @@ def find_big_top(
     threshold = cube_half - config.edge_px + config.big_piece_radius_share * (half - cube_half)
     best: tuple[float, int, int] | None = None
     for i, patch in enumerate(patches):
-        for j, (_, thick, _, _) in enumerate(patch.tops):
-            if thick >= threshold and (best is None or thick > best[0]):
-                best = (thick, i, j)
+        for j, top in enumerate(patch.tops):
+            if top.thick >= threshold and (best is None or top.thick > best[0]):
+                best = (top.thick, i, j)
     if best is None:
         return None
     _, i, j = best
     patch = patches[i]
-    area, _, fx, fy = patch.tops[j]
+    area, fx, fy = patch.tops[j].area, patch.tops[j].x, patch.tops[j].y
     rest = patch.tops[:j] + patch.tops[j + 1 :]
-    share = area / max(1.0, sum(t[0] for t in patch.tops))
+    share = area / max(1.0, sum(t.area for t in patch.tops))
     patches[i] = replace(patch, tops=rest, area=max(0.0, patch.area * (1 - share)))
     return fx, fy
