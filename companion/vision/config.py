@@ -48,14 +48,12 @@ class VisionConfig:
     # tops (bevels and blur halo join in). On the hard renders a lone top reads at most ~1.5 and
     # two merged ones from ~1.6: the bar for two lies between.
     merged_top_cubes: float = 1.1
-    # A top several cubes make (seams lost) is counted by its enclosing rectangle (cubes.
-    # top_cubes): a cube adds this many sides to its length, this many to its width (blur's
-    # halo), and a block's or an L's top fills this share of its rectangle's cells. A top that
-    # fills less than top_min_fill of its rectangle is ragged: counted by area. Measured on the
-    # labelled renders (benchmarks/vision_errors).
+    # A top several cubes make (seams lost) is counted by the cells of its enclosing rectangle it
+    # covers (cubes.top_shape): a cube adds this many sides to its length, this many to its
+    # width (blur's halo). A top that fills less than top_min_fill of its rectangle is ragged:
+    # counted by area. Measured on the labelled renders (benchmarks/vision_errors).
     top_length_sides: float = 1.05
     top_width_sides: float = 1.2
-    top_block_fill: float = 0.8
     top_min_fill: float = 0.5
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).

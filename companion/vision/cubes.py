@@ -75,6 +75,7 @@ class Top(NamedTuple):
     y: float
     length: float  # its smallest enclosing rectangle's long and short sides, pixels
     width: float
+    cells: int  # cube-sized cells of that rectangle the top covers (see top_shape)
 
     def moved(self, dx: float, dy: float) -> Top:
         return self._replace(x=self.x + dx, y=self.y + dy)
@@ -100,6 +101,7 @@ def measure(
     lightness: U8Image | None = None,
     top_share: float = 0.85,
     raw: U8Image | None = None,
+    config: VisionConfig = DEFAULT_CONFIG,
 ) -> list[Patch]:
     """The components of a mask. With ``lightness`` (Lab L), only the tops count: the pixels
     within ``top_share`` of the blob's bright end. A cube's sides show or hide depending on
@@ -135,16 +137,16 @@ def measure(
                     part = np.pad((top_labels == j).astype(np.uint8), 1)
                     dist = cv2.distanceTransform(part, cv2.DIST_L2, 3)
                     _, thick, _, loc = cv2.minMaxLoc(dist)
-                    # +1: the rectangle runs through the outer pixels' centres.
-                    (_, _), (rw, rh), _ = cv2.minAreaRect(cv2.findNonZero(part))
+                    length, width, cells = top_shape(part, side, config)
                     found.append(
                         Top(
                             area_j,
                             float(thick),
                             loc[0] + x - 1.0,
                             loc[1] + y - 1.0,
-                            max(rw, rh) + 1.0,
-                            min(rw, rh) + 1.0,
+                            length,
+                            width,
+                            cells,
                         )
                     )
                 tops = tuple(found)
@@ -162,6 +164,7 @@ def measure_in(
     cube_side: F32Image,
     lightness: U8Image,
     raw: U8Image,
+    config: VisionConfig = DEFAULT_CONFIG,
 ) -> list[Patch]:
     """:func:`measure` inside each region of interest only: the work follows the pieces, not
     the size of the frame. Region ``i`` is box ``rois[i]`` and the pixels where ``groups`` is
@@ -177,6 +180,7 @@ def measure_in(
             cube_side[y : y + h, x : x + w],
             lightness[y : y + h, x : x + w],
             raw=raw[y : y + h, x : x + w],
+            config=config,
         ):
             bx, by, bw, bh = p.bbox
             out.append(
@@ -288,7 +292,7 @@ def count_patches(
             ]
             seeds = len(whole)
             if whole:
-                cubes = sum(top_cubes(t, unit, p.side, config) for t in whole)
+                cubes = sum(top_cubes(t, unit, config) for t in whole)
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
         centres: tuple[tuple[float, float], ...] = (p.centroid,) * cubes
@@ -298,23 +302,44 @@ def count_patches(
     return blobs
 
 
-def top_cubes(top: Top, unit: float, side: float, config: VisionConfig) -> int:
-    """Cubes under one bright top, by its shape.
+def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, float, int]:
+    """A top's smallest enclosing rectangle (long and short side, pixels) and how many of its
+    cube-sized cells the top covers.
 
     Blur eats a top's edges and spreads its bevels, so its area says little (a lone top reads
-    0.6-1.5 cube tops, measured on the labelled renders) but its enclosing rectangle keeps the
-    cubes' layout: a row of n is n sides long and one wide; a block or an L fills its
-    rectangle's cells, minus what blur rounds off the corners. A ragged top (a cube half under
-    another piece) counts by area.
+    0.6-1.5 cube tops on the labelled renders), but the rectangle keeps the cubes' layout: a
+    row of n is n sides long; a block or an L covers the cells of its rectangle that hold a
+    cube, judged at each cell's centre, far from the blurred edges.
     """
+    box = cv2.boxPoints(cv2.minAreaRect(cv2.findNonZero(part)))
+    origin = box[0]
+    edges = [box[1] - origin, box[3] - origin]
+    # +1: the rectangle runs through the outer pixels' centres.
+    sizes = [float(np.hypot(*e)) + 1.0 for e in edges]
+    long_i = 0 if sizes[0] >= sizes[1] else 1
+    length, width = sizes[long_i], sizes[1 - long_i]
+    along = max(1, round(length / (config.top_length_sides * side)))
+    across = max(1, round(width / (config.top_width_sides * side)))
+    if along * across == 1:
+        return length, width, 1
+    u, v = edges[long_i], edges[1 - long_i]
+    h, w = part.shape
+    cells = 0
+    for i in range(along):
+        for j in range(across):
+            cx, cy = origin + u * ((i + 0.5) / along) + v * ((j + 0.5) / across)
+            ix, iy = min(max(round(float(cx)), 0), w - 1), min(max(round(float(cy)), 0), h - 1)
+            cells += bool(part[max(iy - 1, 0) : iy + 2, max(ix - 1, 0) : ix + 2].mean() >= 0.5)
+    return length, width, max(1, cells)
+
+
+def top_cubes(top: Top, unit: float, config: VisionConfig) -> int:
+    """Cubes under one bright top: the cells of its rectangle it covers (see top_shape); a
+    ragged top (a cube half under another piece, a glint) counts by its area."""
     fill = top.area / max(1.0, top.length * top.width)
     if fill < config.top_min_fill:
         return max(1, round(top.area / unit / config.merged_top_cubes))
-    along = max(1, round(top.length / (config.top_length_sides * side)))
-    across = max(1, round(top.width / (config.top_width_sides * side)))
-    if across == 1:
-        return along
-    return max(1, round(along * across * fill / config.top_block_fill))
+    return top.cells
 
 
 def find_blobs(

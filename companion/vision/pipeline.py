@@ -289,7 +289,7 @@ class Reader:
             # one cube is one blob (the seams still part the tops, see cubes.measure).
             closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
             measured[colour] = measure_in(
-                rois, groups, closed, geo.footprint, geo.side, lightness, mask
+                rois, groups, closed, geo.footprint, geo.side, lightness, mask, cfg
             )
             grande = next((f for f in figure_list if f.colour == colour and not f.round_), None)
             if grande is not None:

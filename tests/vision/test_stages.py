@@ -14,7 +14,7 @@ from companion.vision.colour import (
     bgr_to_lab,
     nominal_model,
 )
-from companion.vision.cubes import find_blobs
+from companion.vision.cubes import count_patches, find_blobs, measure
 from companion.vision.still import StillGate, median_frame
 
 SIDE = 10
@@ -70,6 +70,52 @@ def test_touching_cubes_counted_by_area(cells: list[tuple[int, int]]) -> None:
     blobs = find_blobs(draw_cubes(cells), SIDE * SIDE, SIDE)
     assert sum(b.cubes for b in blobs) == len(cells)
     assert all(b.residual < 0.1 for b in blobs)
+
+
+def merged_tops(cells: list[tuple[int, int]], angle: float, seed: int) -> tuple[np.ndarray, ...]:
+    """Cubes whose seams blur erased: one bright top over all the cells (turned by ``angle``
+    degrees), a darker rim of sides round it, blurred and noisy; (mask, lightness)."""
+    big = 4  # drawn 4x larger, then shrunk: smooth edges at any angle
+    side = 12
+    top = np.zeros((120 * big, 120 * big), np.uint8)
+    for cx, cy in cells:
+        x, y = (30 + cx * side) * big, (30 + cy * side) * big
+        top[y : y + side * big, x : x + side * big] = 1
+    turn = cv2.getRotationMatrix2D((60 * big, 60 * big), angle, 1.0)
+    top = cv2.warpAffine(top, turn, top.shape[::-1], flags=cv2.INTER_NEAREST)
+    top = cv2.resize(top.astype(np.float32), (120, 120), interpolation=cv2.INTER_AREA)
+    body = cv2.dilate((top > 0.5).astype(np.uint8), np.ones((3, 3), np.uint8))
+    light = 60.0 * body + 130.0 * top
+    light = cv2.GaussianBlur(light.astype(np.float32), (0, 0), 1.2)
+    light += np.random.default_rng(seed).normal(0, 4, light.shape)
+    lightness = np.clip(light, 0, 255).astype(np.uint8)
+    mask = (cv2.GaussianBlur(body.astype(np.float32), (0, 0), 1.2) > 0.4).astype(np.uint8) * 255
+    return mask, lightness
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [(0, 0)],
+        [(0, 0), (1, 0)],
+        [(0, 0), (1, 0), (2, 0)],
+        [(0, 0), (1, 0), (2, 0), (3, 0)],
+        [(0, 0), (1, 0), (0, 1)],
+        [(0, 0), (1, 0), (0, 1), (1, 1)],
+        [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)],
+    ],
+)
+@pytest.mark.parametrize("angle", [0.0, 25.0, 45.0])
+def test_a_top_of_cubes_whose_seams_blur_erased_is_counted_by_its_shape(
+    cells: list[tuple[int, int]], angle: float
+) -> None:
+    """Its area alone misleads (blur eats the edges, the rim joins in); its enclosing
+    rectangle keeps the layout: a row, a block, an L."""
+    mask, lightness = merged_tops(cells, angle, seed=len(cells))
+    patches = measure(mask, 144.0, 12.0, lightness)
+    assert len(patches) == 1 and len(patches[0].tops) == 1
+    (blob,) = count_patches(patches, 1.0)
+    assert blob.cubes == len(cells)
 
 
 def test_half_hidden_cube_lowers_confidence() -> None:
