@@ -55,7 +55,9 @@ def test_1000_drops_through_corruption_unplugs_and_a_reset_arrive_exactly_once()
     sim = TowerSimulator(seed=5, corrupt=0.05, colour_sensor=True, config=config)
     with sim, TowerLink(events, sim.port, backoff=(0.02, 0.1)):
         script = script_from_options(1000, 800, unplug_every=300, unplug_for=0.1, reset_after=[450])
-        player = sim.play_in_thread(script)
+        # The cable is only pulled once the host has found the port again, so each unplug (and
+        # the reset) is a disconnection of its own however slow the host is.
+        player = sim.play_in_thread(script, wait_for_host=True)
         got = collect(events, lambda g: len(drops_of(g)) >= 1000, timeout=20)
         player.join()
         got += collect(events, lambda g: False, timeout=0.3)  # nothing more may come
