@@ -74,12 +74,77 @@ class VisionConfig:
     castle_min_area: float = 1.2  # of the castle's square: its sides show too
     # ... and thick: inscribed radius at least this share of its width.
     castle_thickness: float = 0.45
-    # Dice (Carolus): a die stands out from the tray by this Lab distance; its face spot is
-    # this saturated; a crown's outline is ragged (solidity below this), a spot round.
-    die_contrast: float = 35.0
+    # Dice (Carolus), read in the frame at full resolution; lengths in die sides. A die rises
+    # above the tray's own level (measured round it over this width, so glare and shadow
+    # bands do not count) by this share of the brightest die top's rise, or is this saturated
+    # (OpenCV Lab chroma from the tray's; its spot, which can be as dark as the tray). With
+    # less rise than die_min_rise grey levels anywhere the tray is empty.
+    die_background: float = 2.5
+    # Without a lens model the tray's outline may be several dice off in the image: the tray
+    # (darker than the board round it) is looked for this far round its outline, by the
+    # contrast (log ratio of levels) between it and a ring this wide round it, which must be
+    # at least die_tray_contrast there (0.09 and more on the hard set; a frame whose
+    # calibration is off by more has no tray there, and no dice are read).
+    die_tray_search: float = 4.5
+    die_tray_ring: float = 0.75
+    die_tray_contrast: float = 0.06
+    # ... then the dark plateau found there replaces the outline (the lens also turns and
+    # scales it a little) if its area is within this share of the outline's and its middle
+    # within a die of the outline's.
+    die_tray_fit: float = 0.3
+    # The tray's colour is measured this far inside its light printed outline; dice are
+    # looked for this far outside it (a die's top stands out past its footprint in the image,
+    # being nearer the camera, and without a lens model the outline is a few pixels off; the
+    # castle supply is 2.5 dice away).
+    die_tray_margin: float = 0.2
+    die_reach: float = 0.75
+    # A die is this wide at least (the tray's printed outline is thinner).
+    die_min_width: float = 0.45
+    die_body_share: float = 0.35
+    # ... and (over the lighter board beside the tray) this share above the board's level.
+    die_board_share: float = 0.2
+    # A hole in that up to this size (die sides squared) is a die's symbol, darker than its
+    # white (a symbol covers 0.34).
+    die_hole: float = 0.6
     die_spot_chroma: float = 22.0
-    crown_solidity: float = 0.935
-    crown_area_share: float = 0.52  # of the die's own area: a crown covers less than a spot
+    die_min_rise: float = 15.0
+    # Sensor noise is several grey levels on a symbol ~10 px wide: smoothed this much first.
+    die_smooth: float = 0.05
+    # A blob of die pixels smaller than this (die sides squared) is no die (a speck, the
+    # tray's printed label); one die shows this much, its top and the sides in view.
+    die_min_area: float = 0.8
+    # ... nor a part thinner than this (its deepest pixel this far from its edge: a die's top
+    # alone is half a die deep, 0.49 and more on the hard set) or longer than this over its
+    # width (a die with its sides in view is at most 1.22; the tray's printed label 2).
+    die_min_depth: float = 0.42
+    die_max_elongation: float = 1.5
+    die_image_area: float = 1.5
+    # A die's white: the brightest share of its pixels (its lit top), near its symbol.
+    die_white_share: float = 0.15
+    die_white_radius: float = 0.75
+    # A symbol pixel's colour, over the die's white, is this far from grey (a shaded side
+    # is darker but not coloured); a symbol is the patch round such a peak down to this share
+    # of it, and covers this much (die sides squared: a crown 0.21, a spot 0.34; a wider patch
+    # is the white's own faint tint spread by noise).
+    die_symbol_chromatic: float = 0.15
+    die_symbol_level: float = 0.5
+    die_symbol_area: tuple[float, float] = (0.1, 0.45)
+    # The top face's symbol lies about half a die inside the die's outline in the image; a
+    # side's lies at its rim (a third of a die or less inside, at the steepest 35° view).
+    die_top_depth: float = 0.3
+    # Its colour: the most coloured share of its pixels within this radius of its centre,
+    # against the die's white, as a hue and a log colourfulness per darkening (both kept when
+    # blur blends the symbol with the white). Each face is this far from its nominal colour
+    # per unit of the score (hard set: hue within 8 degrees, colourfulness within 0.3, the
+    # pale yellow's more); a best score over die_fit_max, or within die_fit_margin of the next
+    # face's, leaves the die unread rather than guessed.
+    die_core_radius: float = 0.3
+    die_core_share: float = 0.4
+    die_hue_tolerance: float = 12.0
+    die_saturation_tolerance: float = 0.4
+    die_saturation_floor: float = 0.05
+    die_fit_max: float = 9.0
+    die_fit_margin: float = 0.5
     # Carolus court cards: the printed colour dot at the start of each row (mm), not read.
     court_dot_mm: float = 8.0
     # Still-scene gate: mean absolute grey difference (0-255) between consecutive small frames.

@@ -162,7 +162,7 @@ class Reader:
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
-        obs = self._read_pieces(labels, lab, geo, tiles or {}, frames)
+        obs = self._read_pieces(frame, labels, lab, geo, tiles or {}, frames)
         if assumed:
             unread = dict(obs.unread)
             for key in assumed:
@@ -213,6 +213,7 @@ class Reader:
     # --- the stages after the hand check --------------------------------------------------------
     def _read_pieces(
         self,
+        frame: Image,
         labels: Image,
         lab: Image,
         geo: Geometry,
@@ -325,9 +326,8 @@ class Reader:
                         f"{colour}: area says {round(blob.estimate)}, tops say {blob.seeds}"
                     )
 
-        dice: tuple[str, ...] = ()
-        if geo.tray is not None:
-            dice = read_dice(lab, geo, layout, self.colours, cfg)
+        dice = read_dice(frame, geo, layout, cfg)
+        unread.update(dice.unread)
         for marker in layout.board_markers:
             if marker.id not in self.calibration.markers:
                 unread[f"marker {marker.id}"] = (
@@ -346,7 +346,7 @@ class Reader:
             counts=counts,
             figures=figures,
             castles=castles,
-            dice=dice,
+            dice=dice.faces,
             confidence=confidence,
             unread=unread,
             flags={k: tuple(v) for k, v in flags.items()},
