@@ -6,7 +6,10 @@ labelled with its nearest reference: a piece colour if within the reject distanc
 nearest to the board, and UNKNOWN when it is far from everything (a hand, a sleeve, a phone).
 
 Classification goes through a lookup table over quantised Lab (64 levels per channel), built once
-per model, so labelling a frame is one indexing pass.
+per model, so labelling a frame is one indexing pass. A camera frame is labelled straight from its
+BGR values (:meth:`ColourModel.classify_bgr`) through a cache over all 2^24 BGR colours, filled
+as colours are first seen: the label of a BGR colour is that of its Lab value, so the result is
+the same, without converting the whole frame to Lab.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ U8Image = npt.NDArray[Any]
 
 BACKGROUND = 0
 UNKNOWN = 255
+# A BGR cache entry not filled yet (labels are BACKGROUND, 1..250 and UNKNOWN).
+_PENDING = 254
 # Lightness varies with shading far more than hue does; it weighs half in the distance.
 L_WEIGHT = 0.5
 _Q = 2  # quantisation shift: 256 levels -> 64 per channel
@@ -113,6 +118,29 @@ class ColourModel:
         q = lab >> _Q
         index = (q[..., 0].astype(np.int32) << 12) | (q[..., 1].astype(np.int32) << 6) | q[..., 2]
         return self.lut[index]
+
+    @cached_property
+    def _bgr_labels(self) -> U8Image:
+        """Label of every 24-bit BGR colour (index B | G << 8 | R << 16), _PENDING until seen."""
+        return np.full(1 << 24, _PENDING, np.uint8)
+
+    def classify_bgr(self, bgr: U8Image) -> U8Image:
+        """Label image of an 8-bit BGR image: the same as ``classify`` of its Lab conversion.
+
+        Each colour is converted and classified once per model, when first seen; after a few
+        frames of the same table almost every pixel is one lookup.
+        """
+        packed = cv2.cvtColor(bgr, cv2.COLOR_BGR2BGRA).view("<u4")[..., 0] & 0xFFFFFF
+        cache = self._bgr_labels
+        labels: U8Image = np.take(cache, packed)
+        missing = labels == _PENDING
+        if cv2.countNonZero(missing.view(np.uint8)):
+            keys = packed[missing]
+            px = np.stack([keys & 0xFF, (keys >> 8) & 0xFF, keys >> 16], axis=1).astype(np.uint8)
+            new = self.classify(cv2.cvtColor(px[:, None, :], cv2.COLOR_BGR2Lab))[:, 0]
+            cache[keys] = new
+            labels[missing] = new
+        return labels
 
     def classify_one(self, lab: Lab) -> str | None:
         """Name of the colour of one Lab value, or None (background or unknown)."""

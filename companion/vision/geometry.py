@@ -49,12 +49,14 @@ class Geometry:
     side: npt.NDArray[Any]  # a cube's side in working pixels
     board: Image  # 255 over the board's areas (where a hand matters)
     ignore: npt.NDArray[Any]  # printed markers: black and white, not pieces
+    readable: Image  # 0 where ``ignore``, else 255: a mask that clears the ignored labels
     tray: Image | None
     mm_px: float  # working pixels per board mm at the board centre
     hand_zone: npt.NDArray[Any]  # where a hand matters, at half resolution
     area_zone: npt.NDArray[Any]  # the areas and places, at half resolution
     outside: npt.NDArray[Any]  # off the board, at half resolution
-    white: npt.NDArray[Any]  # the board markers with their white margins
+    white: tuple[npt.NDArray[Any], npt.NDArray[Any]]  # (rows, cols) of the board markers' paper
+    half: tuple[npt.NDArray[Any], npt.NDArray[Any]]  # cv2.remap maps: every other pixel and row
     typical_footprint: float
     tray_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     tile_mask: npt.NDArray[Any] | None = None
@@ -205,7 +207,8 @@ def build_geometry(
         hand_zone=((ignore == 0) & (tower == 0) & (inner > 0))[::2, ::2],
         area_zone=(on_board & (loose == 0))[::2, ::2],
         outside=outside,
-        white=white > 0,
+        white=_rows_cols(white),
+        half=_half_maps(size),
         typical_footprint=float(np.median((side * side)[on_board])) if on_board.any() else 81.0,
         tray_box=_box(tray) if tray is not None else (0, 0, 0, 0),
         tile_mask=tile_mask if tile_mask.any() else None,
@@ -220,9 +223,23 @@ def build_geometry(
         side=side,
         board=board,
         ignore=ignore > 0,
+        readable=np.where(ignore > 0, 0, 255).astype(np.uint8),
         tray=tray,
         mm_px=cube_px * scale / cube_mm,
     )
+
+
+def _rows_cols(mask: Image) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    rows, cols = np.nonzero(mask)
+    return rows, cols
+
+
+def _half_maps(size: tuple[int, int]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """Maps for ``cv2.remap`` (nearest) giving ``image[::2, ::2]`` as a compact image."""
+    w, h = (size[0] + 1) // 2, (size[1] + 1) // 2
+    xs = np.broadcast_to(np.arange(w, dtype=np.float32) * 2, (h, w))
+    ys = np.broadcast_to((np.arange(h, dtype=np.float32) * 2)[:, None], (h, w))
+    return np.ascontiguousarray(xs), np.ascontiguousarray(ys)
 
 
 def _box(mask: Image) -> tuple[int, int, int, int]:

@@ -20,15 +20,20 @@ from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 Image = npt.NDArray[Any]
 
 
-def white_cast(lab: Image, white: Image) -> tuple[float, float]:
-    """The light's colour cast (Lab a, b offsets) from the printed markers' white paper: the
-    brighter part of the pixels under ``white`` (the markers with their margins)."""
-    pixels = lab[white]
-    if pixels.shape[0] < 16:
+def white_cast(paper: Image) -> tuple[float, float]:
+    """The light's colour cast (Lab a, b offsets) from the Lab pixels (N x 3) of the printed
+    markers' white paper (the markers with their margins): their brighter part."""
+    if paper.shape[0] < 16:
         return 0.0, 0.0
-    light = pixels[:, 0]
-    paper = pixels[light >= np.percentile(light, 70)]
-    return float(np.median(paper[:, 1])) - 128.0, float(np.median(paper[:, 2])) - 128.0
+    light = paper[:, 0]
+    white = paper[light >= np.percentile(light, 70)]
+    return float(np.median(white[:, 1])) - 128.0, float(np.median(white[:, 2])) - 128.0
+
+
+def _run(inside: Image) -> tuple[int, int]:
+    """First and last true index of a boolean run over 0..255 ((1, 0): none)."""
+    where = np.flatnonzero(inside)
+    return (int(where[0]), int(where[-1])) if where.size else (1, 0)
 
 
 def skin_mask(
@@ -36,11 +41,16 @@ def skin_mask(
 ) -> Image:
     """Warm, mid-light, moderately saturated pixels (OpenCV 8-bit Lab), as under neutral light:
     ``cast`` (see :func:`white_cast`) is taken off first."""
-    a = lab[..., 1].astype(np.float32) - cast[0]
-    b = lab[..., 2].astype(np.float32) - cast[1]
+    # Each channel's test is an interval of its 256 values: found once per call, then the
+    # image is one range check (no float copy of the frame).
+    values = np.arange(256, dtype=np.float32)
     lo_a, hi_a = config.skin_a
     lo_b, hi_b = config.skin_b
-    out: Image = (a > lo_a) & (a < hi_a) & (b > lo_b) & (b < hi_b) & (lab[..., 0] > config.skin_l)
+    a0, a1 = _run(((values - cast[0]) > lo_a) & ((values - cast[0]) < hi_a))
+    b0, b1 = _run(((values - cast[1]) > lo_b) & ((values - cast[1]) < hi_b))
+    l0, l1 = _run(np.arange(256) > config.skin_l)
+    inside = cv2.inRange(np.ascontiguousarray(lab), (l0, a0, b0), (l1, a1, b1))
+    out: Image = inside > 0
     return out
 
 
@@ -52,19 +62,16 @@ def hand_check(
     outside: Image,
     typical_footprint: float,
     config: VisionConfig,
-    white: Image | None = None,
+    cast: tuple[float, float] = (0.0, 0.0),
 ) -> str | None:
     """Why this frame shows a hand or arm over the board, or None.
 
-    ``labels``/``lab`` are the working image's; the zones are at half its resolution (a hand is
-    big: every other pixel of every other row is plenty). ``hand_zone``: where a hand matters
-    (the board but its markers and the tower); ``area_zone``: the areas; ``outside``: off the
-    board. ``white``: the markers' paper in the working image, to take the light's colour cast
-    off (warm light makes the whole board look like skin).
+    ``labels``/``lab`` and the zones are at half the working image's resolution (a hand is big:
+    every other pixel of every other row is plenty). ``hand_zone``: where a hand matters (the
+    board but its markers and the tower); ``area_zone``: the areas; ``outside``: off the board.
+    ``cast``: the light's colour cast, from the markers' paper (:func:`white_cast`; warm light
+    makes the whole board look like skin).
     """
-    cast = white_cast(lab, white) if white is not None else (0.0, 0.0)
-    lab = lab[::2, ::2]
-    labels = labels[::2, ::2]
     # Skin as under neutral light; or skin as the camera sees it where the colour model does
     # not take it for the board (a cast misjudged by glare on a marker).
     skin = skin_mask(lab, cast, config) | (skin_mask(lab, config=config) & (labels != BACKGROUND))
@@ -72,18 +79,19 @@ def hand_check(
     # Over the areas anything of no known colour is suspect; over bare mat or the board's
     # frame (scoreboards, print, the tower's shadow) only skin is.
     strange = (unknown & area_zone) | (skin & hand_zone)
-    # What joins a blob to the world outside the board: skin or anything unknown on the
-    # board's frame (a sleeve), skin off the board (the forearm).
-    reach = strange | (unknown & hand_zone) | (skin & outside)
     kernel = np.ones((2, 2), np.uint8)
     blobs = cv2.morphologyEx(strange.astype(np.uint8), cv2.MORPH_OPEN, kernel)
-    n, parts, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
     limit = config.hand_min_cubes * typical_footprint / 4
+    if cv2.countNonZero(blobs) < limit:
+        return None  # not enough of it for one big blob (most frames: no need to look closer)
+    n, parts, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
     big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= limit]
     if not big:
         return None
     # One blob must be that big by itself (scattered odd pixels joined by a grey mat are no
-    # hand), and reach off the board.
+    # hand), and reach off the board. What joins a blob to the world outside the board: skin
+    # or anything unknown on the board's frame (a sleeve), skin off the board (the forearm).
+    reach = strange | (unknown & hand_zone) | (skin & outside)
     reach = cv2.bitwise_or(cv2.morphologyEx(reach.astype(np.uint8), cv2.MORPH_OPEN, kernel), blobs)
     _, comp = cv2.connectedComponents(reach, connectivity=8)
     border = np.zeros_like(outside)

@@ -28,7 +28,6 @@ import numpy.typing as npt
 
 from companion.vision.calibration import Calibration
 from companion.vision.castles import read_castles
-from companion.vision.colour import BACKGROUND
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_in
 from companion.vision.dice import read_dice
@@ -36,7 +35,7 @@ from companion.vision.errors import VisionError
 from companion.vision.figures import figures_of, find_big_top, find_figure
 from companion.vision.fringe import drop_fringes
 from companion.vision.geometry import Geometry, build_geometry, locate_movables
-from companion.vision.hand import hand_check
+from companion.vision.hand import hand_check, white_cast
 from companion.vision.layout import Layout, Pose
 from companion.vision.observation import Observation
 from companion.vision.still import is_moving, median_frame, thumbnail
@@ -67,6 +66,14 @@ def _piece_regions(
         x, y, bw, bh, _ = (int(v) for v in stats[i])
         out.append((x, y, bw, bh))
     return out, groups
+
+
+def lab_of(pixels: Image) -> Image:
+    """Lab of a list of BGR pixels (N x 3): the frame is converted only where it is needed."""
+    if not len(pixels):
+        return np.zeros((0, 3), np.uint8)
+    lab: Image = cv2.cvtColor(pixels[:, None], cv2.COLOR_BGR2Lab)[:, 0]
+    return lab
 
 
 def _moved(old: Pose, new: Pose, config: VisionConfig) -> bool:
@@ -146,22 +153,22 @@ class Reader:
             tiles, courts, assumed = self._places_now(frame, courts)
         geo = self.geometry(tiles, courts)
         small = working_image(frame, geo)
-        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-        labels = self.colours.classify(lab)
-        labels[geo.ignore] = BACKGROUND
+        labels = self.colours.classify_bgr(small)
+        cv2.bitwise_and(labels, geo.readable, dst=labels)
         game = self.layout.game
         hand = hand_check(
-            labels,
-            lab,
+            labels[::2, ::2],
+            cv2.cvtColor(cv2.remap(small, *geo.half, cv2.INTER_NEAREST), cv2.COLOR_BGR2Lab),
             geo.hand_zone,
             geo.area_zone,
             geo.outside,
             geo.typical_footprint,
             self.config,
-            geo.white,
+            white_cast(lab_of(small[geo.white])),
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
         obs = self._read_pieces(labels, lab, geo, tiles or {}, frames)
         if assumed:
             unread = dict(obs.unread)

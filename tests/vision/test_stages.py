@@ -39,6 +39,19 @@ def test_shaded_colour_still_classified_but_far_colour_rejected() -> None:
     assert int(model.classify(lab_of((200, 215, 222)))[0, 0]) == BACKGROUND
 
 
+def test_a_bgr_frame_is_labelled_as_its_lab_conversion() -> None:
+    model = nominal_model(["red", "blue", "black"], background=(bgr_to_lab((200, 215, 222)),))
+    rng = np.random.default_rng(5)
+    frame = rng.integers(0, 256, (40, 50, 3), dtype=np.uint8)
+    frame[:10] = NOMINAL_BGR["red"]  # some colours seen again and again
+    want = model.classify(cv2.cvtColor(frame, cv2.COLOR_BGR2Lab))
+    assert set(np.unique(want).tolist()) >= {BACKGROUND, 1, UNKNOWN}
+    first = model.classify_bgr(frame)  # colours first seen: converted and cached
+    again = model.classify_bgr(frame[5:, 3:])  # from the cache, on a view of the frame
+    assert np.array_equal(first, want)
+    assert np.array_equal(again, want[5:, 3:])
+
+
 def test_model_json_round_trip_and_bad_values() -> None:
     model = nominal_model(["red", "pink"])
     again = ColourModel.from_json(model.to_json())
@@ -173,10 +186,11 @@ def test_hand_must_reach_in_from_off_the_board() -> None:
     hand_zone, area_zone, outside = _zones(lab.shape[:2])
     # A big skin-coloured patch inside the board (warm print in warm light): no hand.
     lab[40:80, 50:110] = skin
-    assert hand_check(labels, lab, hand_zone, area_zone, outside, 9.0, cfg) is None
+    half = np.s_[::2, ::2]  # the check looks at every other pixel of every other row
+    assert hand_check(labels[half], lab[half], hand_zone, area_zone, outside, 9.0, cfg) is None
     # The same patch with an arm to the frame's edge: a hand.
     lab[55:65, 100:160] = skin
-    why = hand_check(labels, lab, hand_zone, area_zone, outside, 9.0, cfg)
+    why = hand_check(labels[half], lab[half], hand_zone, area_zone, outside, 9.0, cfg)
     assert why is not None and "hand" in why
 
 
@@ -187,10 +201,28 @@ def test_warm_light_is_taken_off_skin_by_the_markers_white() -> None:
     print_warm = np.array([[[150, 141, 150]]], np.uint8)
     paper = np.zeros((8, 8, 3), np.uint8)
     paper[:] = (230, 138, 138)
-    cast = white_cast(paper, np.ones((8, 8), bool))
+    cast = white_cast(paper.reshape(-1, 3))
     assert cast == (10.0, 10.0)
     assert skin_mask(print_warm)[0, 0]
     assert not skin_mask(print_warm, cast)[0, 0]
+
+
+@pytest.mark.parametrize("cast", [(0.0, 0.0), (10.0, 10.0), (-3.5, 7.5), (40.0, -40.0)])
+def test_skin_is_the_box_of_its_definition(cast: tuple[float, float]) -> None:
+    from companion.vision.config import VisionConfig
+    from companion.vision.hand import skin_mask
+
+    cfg = VisionConfig()
+    lab = np.stack(np.meshgrid(np.arange(256), np.arange(256), indexing="ij"), axis=-1)
+    lab = np.concatenate([np.full((256, 256, 1), 60), lab], axis=-1).astype(np.uint8)
+    lab[::2, :, 0] = 55  # half of them too dark
+    a = lab[..., 1].astype(np.float64) - cast[0]
+    b = lab[..., 2].astype(np.float64) - cast[1]
+    want = (
+        (a > cfg.skin_a[0]) & (a < cfg.skin_a[1]) & (b > cfg.skin_b[0]) & (b < cfg.skin_b[1])
+    ) & (lab[..., 0] > cfg.skin_l)
+    assert want.any()
+    assert np.array_equal(skin_mask(lab, cast, cfg), want)
 
 
 def test_a_cubes_blurred_edge_is_no_cube_of_another_colour() -> None:
