@@ -46,6 +46,19 @@ def bgr_to_lab(bgr: Sequence[int]) -> Lab:
     return (float(lab[0]), float(lab[1]), float(lab[2]))
 
 
+def pack_bgr(bgr: U8Image) -> U8Image:
+    """Each pixel of an 8-bit BGR image as one number, B | G << 8 | R << 16 (uint32)."""
+    packed: U8Image = cv2.cvtColor(bgr, cv2.COLOR_BGR2BGRA).view("<u4")[..., 0] & 0xFFFFFF
+    return packed
+
+
+def unpack_bgr(packed: U8Image) -> U8Image:
+    """The BGR pixels (... x 3, uint8) of packed ones (see :func:`pack_bgr`)."""
+    bytes_ = np.ascontiguousarray(packed, "<u4").view(np.uint8).reshape(*packed.shape, 4)
+    out: U8Image = np.ascontiguousarray(bytes_[..., :3])
+    return out
+
+
 def lab_distance(a: Lab, b: Lab) -> float:
     return float(np.sqrt((L_WEIGHT * (a[0] - b[0])) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2))
 
@@ -125,19 +138,21 @@ class ColourModel:
         return np.full(1 << 24, _PENDING, np.uint8)
 
     def classify_bgr(self, bgr: U8Image) -> U8Image:
-        """Label image of an 8-bit BGR image: the same as ``classify`` of its Lab conversion.
+        """Label image of an 8-bit BGR image: the same as ``classify`` of its Lab conversion."""
+        return self.classify_packed(pack_bgr(bgr))
+
+    def classify_packed(self, packed: U8Image) -> U8Image:
+        """Labels of packed BGR pixels (see :func:`pack_bgr`), as ``classify_bgr``.
 
         Each colour is converted and classified once per model, when first seen; after a few
         frames of the same table almost every pixel is one lookup.
         """
-        packed = cv2.cvtColor(bgr, cv2.COLOR_BGR2BGRA).view("<u4")[..., 0] & 0xFFFFFF
         cache = self._bgr_labels
         labels: U8Image = np.take(cache, packed)
         missing = labels == _PENDING
         if cv2.countNonZero(missing.view(np.uint8)):
             keys = packed[missing]
-            px = np.stack([keys & 0xFF, (keys >> 8) & 0xFF, keys >> 16], axis=1).astype(np.uint8)
-            new = self.classify(cv2.cvtColor(px[:, None, :], cv2.COLOR_BGR2Lab))[:, 0]
+            new = self.classify(cv2.cvtColor(unpack_bgr(keys)[:, None], cv2.COLOR_BGR2Lab))[:, 0]
             cache[keys] = new
             labels[missing] = new
         return labels

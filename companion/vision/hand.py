@@ -84,8 +84,11 @@ def hand_check(
     limit = config.hand_min_cubes * typical_footprint / 4
     if cv2.countNonZero(blobs) < limit:
         return None  # not enough of it for one big blob (most frames: no need to look closer)
-    n, parts, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
-    big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= limit]
+    n, parts = cv2.connectedComponents(blobs, connectivity=8)
+    at = np.flatnonzero(blobs)
+    part = parts.ravel()[at]
+    area = np.bincount(part, minlength=n)
+    big = [i for i in range(1, n) if area[i] >= limit]
     if not big:
         return None
     # One blob must be that big by itself (scattered odd pixels joined by a grey mat are no
@@ -97,8 +100,9 @@ def hand_check(
     border = np.zeros_like(outside)
     border[0, :] = border[-1, :] = border[:, 0] = border[:, -1] = True
     edge = cv2.dilate((outside | border).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    entering = set(np.unique(comp[edge]).tolist()) - {0}
+    joined = np.flatnonzero(reach)
+    entering = np.unique(comp.ravel()[joined[edge.ravel()[joined]]])
     for i in big:
-        if set(np.unique(comp[parts == i]).tolist()) & entering:
-            return f"a hand or arm over the board (blob of {stats[i, cv2.CC_STAT_AREA]} px)"
+        if np.isin(comp.ravel()[at[part == i]], entering).any():
+            return f"a hand or arm over the board (blob of {area[i]} px)"
     return None

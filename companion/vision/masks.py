@@ -1,7 +1,8 @@
-"""Small operations on binary masks shared by the stages."""
+"""Small operations on binary masks and labelled pixels shared by the stages."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -19,3 +20,39 @@ def fill_holes(mask: Image) -> Image:
     cv2.floodFill(outside, flood, (0, 0), 2)
     filled: Image = np.where(outside == 1, 1, mask).astype(np.uint8)
     return filled
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Pixels grouped by label (0 .. n-1), raster order kept inside each: label i's pixels are
+    ``order[start[i] : start[i] + count[i]]`` of the original list. Reductions per label."""
+
+    order: npt.NDArray[Any]
+    label: npt.NDArray[Any]  # of each pixel, in the grouped order
+    start: npt.NDArray[Any]
+    count: npt.NDArray[Any]
+
+    @classmethod
+    def of(cls, labels: npt.NDArray[Any], n: int) -> Runs:
+        order = np.argsort(labels, kind="stable")
+        count = np.bincount(labels, minlength=n)
+        start = np.cumsum(count) - count
+        return cls(order, labels[order], start, count)
+
+    def min(self, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        out: npt.NDArray[Any] = np.minimum.reduceat(values, self.start)
+        return out
+
+    def max(self, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        out: npt.NDArray[Any] = np.maximum.reduceat(values, self.start)
+        return out
+
+    def sum(self, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        out: npt.NDArray[Any] = np.add.reduceat(values, self.start)
+        return out
+
+
+def block_order(x: npt.NDArray[Any], y: npt.NDArray[Any], width: int) -> npt.NDArray[Any]:
+    """The 2x2 block of each pixel, numbered in raster order."""
+    out: npt.NDArray[Any] = (y // 2) * (width // 2 + 1) + x // 2
+    return out

@@ -107,6 +107,83 @@ def test_specks_are_not_cubes() -> None:
     assert find_blobs(mask, SIDE * SIDE, SIDE) == []
 
 
+def cube_table() -> tuple[np.ndarray, np.ndarray]:
+    """Labels (1, 2: two colours) and lightness of a few cubes: each a lit top inside a dimmer
+    rim; two touching, a colour beside another, one near the image's edge."""
+    labels = np.zeros((70, 130), np.uint8)
+    light = np.full(labels.shape, 90, np.uint8)
+    for x, y, label in [
+        (12, 10, 1),
+        (22, 10, 1),
+        (60, 14, 2),
+        (70, 14, 1),
+        (40, 44, 2),
+        (3, 50, 1),
+    ]:
+        labels[y : y + SIDE, x : x + SIDE] = label
+        light[y : y + SIDE, x : x + SIDE] = 150
+        light[y + 2 : y + SIDE - 2, x + 2 : x + SIDE - 2] = 210
+    return labels, light
+
+
+def test_touching_cubes_show_a_top_each() -> None:
+    from companion.vision.cubes import measure
+
+    labels, light = cube_table()
+    mask = np.where(labels == 1, 255, 0).astype(np.uint8)
+    patches = measure(mask, SIDE * SIDE, SIDE, light)
+    assert [p.bbox for p in patches] == [(12, 10, 20, 10), (70, 14, 10, 10), (3, 50, 10, 10)]
+    pair = patches[0]
+    assert pair.area == 2 * 36  # the two 6 x 6 tops count, not their rims
+    # Each top by itself: 6 px across, deepest first at its middle (raster order).
+    assert [(a, round(t, 2), x, y) for a, t, x, y in pair.tops] == [
+        (36.0, 2.87, 16.0, 14.0),
+        (36.0, 2.87, 26.0, 14.0),
+    ]
+
+
+def test_the_mosaic_of_the_pieces_reads_as_the_whole_image() -> None:
+    from companion.vision.cubes import clean, measure
+    from companion.vision.mosaic import Mosaic, cut
+    from companion.vision.pipeline import _groups
+
+    labels, light = cube_table()
+    labels[40:44, 100:104] = 2  # a speck
+    packed = np.zeros(labels.shape, np.uint32)
+    pieces = cut(labels, packed, 2, margin=3)
+    assert pieces.labels.size < labels.size
+    assert np.array_equal(np.sort(pieces.labels[pieces.labels > 0]), np.sort(labels[labels > 0]))
+    h, w = labels.shape
+    index = np.arange(h * w, dtype=np.int32).reshape(h, w)
+    whole = Mosaic(labels, packed, index, w, np.full(labels.shape, 255, np.uint8))
+    read = []
+    for view, lightness in ((whole, light), (pieces, pieces.gather(light))):
+        masks = {c: clean(np.where(view.labels == c, 255, 0).astype(np.uint8)) for c in (1, 2)}
+        groups = _groups({str(c): m for c, m in masks.items()}, ("1", "2"), view)
+        read.append(
+            [
+                (p.area, p.bbox, p.centroid, p.comp.tolist(), p.tops)
+                for c in (1, 2)
+                for p in measure(
+                    masks[c],
+                    SIDE * SIDE,
+                    SIDE,
+                    lightness,
+                    raw=masks[c],
+                    index=view.index,
+                    width=w,
+                    groups=groups,
+                )
+            ]
+        )
+    assert len(read[0]) == 6  # five cubes and the speck
+    assert read[1] == read[0]
+    # Back in the working image: a point of the mosaic maps to where it came from.
+    y, x = np.argwhere(pieces.labels == 2)[0]
+    wx, wy = pieces.to_work(float(x) + 0.5, float(y))
+    assert labels[int(wy), int(wx)] == 2 and wx % 1 == 0.5
+
+
 def frame(value: int, box: tuple[int, int] | None = None) -> np.ndarray:
     img = np.full((90, 160, 3), value, np.uint8)
     if box is not None:
