@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.masks import Runs, block_order
+from companion.vision.masks import Runs, block_order, pack_boxes
 
 U8Image = npt.NDArray[Any]
 F32Image = npt.NDArray[Any]
@@ -88,30 +88,48 @@ def measure(
     lightness: U8Image | None = None,
     top_share: float = 0.85,
     raw: U8Image | None = None,
+) -> list[Patch]:
+    """The components of a mask (8-connected), measured. With ``lightness`` (Lab L), only the
+    tops count: the pixels within ``top_share`` of the blob's bright end. A cube's sides show or
+    hide depending on where it stands and on its neighbours, but n touching cubes always show n
+    tops."""
+    return measure_planes(mask, 1, footprint, cube_side, lightness, top_share, raw)[0]
+
+
+def measure_planes(
+    masks: U8Image,
+    planes: int,
+    footprint: F32Image | float,
+    cube_side: F32Image | float,
+    lightness: U8Image | None = None,
+    top_share: float = 0.85,
+    raw: U8Image | None = None,
     *,
     index: I32Image | None = None,
     width: int = 0,
     groups: tuple[I32Image, npt.NDArray[Any], npt.NDArray[Any]] | None = None,
-) -> list[Patch]:
-    """The components of a mask (8-connected), measured all at once. With ``lightness`` (Lab
-    L), only the tops count: the pixels within ``top_share`` of the blob's bright end. A cube's
-    sides show or hide depending on where it stands and on its neighbours, but n touching cubes
-    always show n tops.
+) -> list[list[Patch]]:
+    """:func:`measure` of several masks of one image at once (a colour each, stacked: ``masks``
+    and ``raw`` are ``planes`` times the image's height; their first and last rows empty).
 
-    ``index``: where each pixel lies in the working image (flat index y * ``width`` + x; the
-    packed pieces of mosaic.py), whose maps ``footprint`` and ``cube_side`` are and whose
-    coordinates the patches get. ``groups``: a group label per pixel, each label's rank and
-    box origin (x, y); patches come group by group, as when each group is measured alone.
+    ``index``: where each pixel of the image lies in the working image (flat index y *
+    ``width`` + x; the packed pieces of mosaic.py), whose maps ``footprint`` and ``cube_side``
+    are and whose coordinates the patches get. ``groups``: a group label per pixel, each
+    label's rank and box origin (x, y); patches come group by group, as when each group is
+    measured alone.
     """
-    h, w = mask.shape
-    n, comp_map = cv2.connectedComponents(mask, connectivity=8)
+    h, w = masks.shape[0] // planes, masks.shape[1]
+    out: list[list[Patch]] = [[] for _ in range(planes)]
+    n, comp_map = cv2.connectedComponents(masks, connectivity=8)
     if n < 2:
-        return []
-    found = np.flatnonzero(comp_map)
+        return out
+    points = cv2.findNonZero(masks).reshape(-1, 2)  # (x, y), raster order
+    found = points[:, 1].astype(np.intp) * w + points[:, 0]
     runs = Runs.of(comp_map.ravel()[found] - 1, n - 1)
     at = found[runs.order]  # component by component, each in raster order
-    py, px = at // w, at % w
-    where = at if index is None else index.ravel()[at]
+    plane, local = at // (h * w), at % (h * w)
+    py, px = at // w, at % w  # in the stack
+    where = local if index is None else index.ravel()[local]
     wide = w if index is None else width
     wy, wx = where // wide, where % wide
     first, last = runs.start, runs.start + runs.count - 1
@@ -123,30 +141,29 @@ def measure(
     counted = runs.count.astype(np.float64)
     tops: list[list[tuple[float, float, float, float]]] = [[] for _ in range(n - 1)]
     if lightness is not None:
-        counted, tops = _tops(
-            runs, at, (py, px), (h, w), lightness, raw, top_share, fp, (wx - px, wy - py)
-        )
+        light = np.ascontiguousarray(lightness).ravel()[local]
+        own = raw.ravel()[at] > 0 if raw is not None else np.ones(at.size, bool)
+        boxes = (left, py[first], right - left + 1, py[last] - py[first] + 1)
+        counted, tops = _tops(runs, at, (py, px), boxes, light, own, top_share, fp)
     # The order OpenCV finds components in (2x2 blocks in raster order), inside each group's
     # box when grouped: later stages take the first of equals.
     if groups is None:
-        order = np.argsort(runs.min(block_order(wx, wy, wide)), kind="stable")
+        order = np.lexsort((runs.min(block_order(wx, wy, wide)), plane[first]))
     else:
         group_map, rank, origin = groups
-        g = group_map.ravel()[at]
+        g = group_map.ravel()[local]
         inner = runs.min(block_order(wx - origin[g, 0], wy - origin[g, 1], wide))
-        order = np.lexsort((inner, rank[g[first]]))
-    out = []
+        order = np.lexsort((inner, rank[g[first]], plane[first]))
     for i in order.tolist():
         y0, y1 = int(py[first[i]]), int(py[last[i]])
         x0, x1 = int(left[i]), int(right[i])
         part = (comp_map[y0 : y1 + 1, x0 : x1 + 1] == i + 1).astype(np.uint8)
-        box = (x0 + int(shift_x[i]), y0 + int(shift_y[i]), x1 - x0 + 1, y1 - y0 + 1)
+        dx, dy = int(shift_x[i]), int(shift_y[i])
+        box = (x0 + dx, y0 + dy, x1 - x0 + 1, y1 - y0 + 1)
         centroid = (float(cx[i]), float(cy[i]))
-        out.append(
-            Patch(
-                float(counted[i]), centroid, box, float(fp[i]), float(side[i]), part, tuple(tops[i])
-            )
-        )
+        its = tuple((a, t, x + dx, y + dy) for a, t, x, y in tops[i])
+        patch = Patch(float(counted[i]), centroid, box, float(fp[i]), float(side[i]), part, its)
+        out[int(plane[first[i]])].append(patch)
     return out
 
 
@@ -163,19 +180,18 @@ def _tops(
     runs: Runs,
     at: npt.NDArray[Any],
     yx: tuple[npt.NDArray[Any], npt.NDArray[Any]],
-    shape: tuple[int, int],
-    lightness: U8Image,
-    raw: U8Image | None,
+    box: tuple[npt.NDArray[Any], ...],
+    light: npt.NDArray[Any],
+    own: npt.NDArray[Any],
     top_share: float,
     fp: npt.NDArray[Any],
-    shift: tuple[npt.NDArray[Any], npt.NDArray[Any]],
 ) -> tuple[npt.NDArray[Any], list[list[tuple[float, float, float, float]]]]:
     """Counted (top) pixels of each component and its bright tops: (area, inscribed radius, x,
-    y of the thickest point), each top a 4-connected patch of the top pixels."""
+    y of the thickest point, in the mask's own coordinates), each top a 4-connected patch of
+    the top pixels. ``box``: each component's box (x, y, w, h); ``light``/``own``: each
+    pixel's lightness, and whether it is the mask's."""
     m = runs.count.size
     comp = runs.label
-    own = raw.ravel()[at] > 0 if raw is not None else np.ones(at.size, bool)
-    light = np.ascontiguousarray(lightness).ravel()[at]
     hist = np.bincount(comp[own] * 64 + (light[own] >> 2), minlength=m * 64)
     mode = _top_lightness(hist.reshape(m, 64).astype(np.float32))
     band = np.maximum(mode * (1 - top_share), TOP_NOISE)
@@ -183,38 +199,39 @@ def _tops(
     valued = np.bincount(comp[own], minlength=m) > 0
     counted = np.where(valued, np.bincount(comp[top], minlength=m), runs.count)
     tops: list[list[tuple[float, float, float, float]]] = [[] for _ in range(m)]
-    if not top.any():
-        return counted.astype(np.float64), tops
-    h, w = shape
     chosen = np.flatnonzero(top)
-    plane = np.zeros((h, w), np.uint8)
-    plane.ravel()[at[chosen]] = 1
-    k, parts = cv2.connectedComponents(plane, connectivity=4)
-    # Top by top, each in raster order (a top lies inside one component).
-    tops_of = Runs.of(parts.ravel()[at[chosen]] - 1, k - 1)
-    chosen = chosen[tops_of.order]
-    ty, tx = yx[0][chosen], yx[1][chosen]
+    if not chosen.size:
+        return counted.astype(np.float64), tops
+    # The tops are looked at in their components' boxes, packed a pixel apart: a top's patch
+    # and depth depend only on its own component's pixels (no other component touches it).
+    bx, by, bw, bh = box
+    places, size = pack_boxes(list(zip(bw.tolist(), bh.tolist(), strict=True)), (2.0,))
+    ox, oy = np.array(places, np.intp).T
+    owner_of = comp[chosen]
+    qy = oy[owner_of] + yx[0][chosen] - by[owner_of] + 1  # (+1: a border for the transform)
+    qx = ox[owner_of] + yx[1][chosen] - bx[owner_of] + 1
+    packed = np.zeros((size[1] + 2, size[0] + 2), np.uint8)
+    packed[qy, qx] = 1
+    k, parts = cv2.connectedComponents(packed, connectivity=4)
+    tops_of = Runs.of(parts[qy, qx] - 1, k - 1)
+    chosen = chosen[tops_of.order]  # top by top, each in raster order
+    qy, qx = qy[tops_of.order], qx[tops_of.order]
     first = tops_of.start
     owner = comp[chosen[first]]
     # Smaller than this: a glint or a sliver, no need to measure its thickness.
     kept = np.flatnonzero(tops_of.count >= 0.3 * fp[owner])
     if not kept.size:
         return counted.astype(np.float64), tops
-    # Each top's depth from one distance transform of all of them: a top's nearest background
-    # pixel is never a pixel of another top (tops of one colour touch at most at a corner, and
-    # then the pixels beside that corner, nearer, are background).
-    dist = cv2.distanceTransform(
-        cv2.copyMakeBorder(plane, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0), cv2.DIST_L2, 3
-    )
-    depth = dist[ty + 1, tx + 1]
+    # A blob's tops in raster order of their first pixels (as OpenCV numbers them).
+    kept = kept[np.argsort(at[chosen[first[kept]]], kind="stable")]
+    depth = cv2.distanceTransform(packed, cv2.DIST_L2, 3)[qy, qx]
     best = tops_of.max(depth)
     deep = np.flatnonzero(depth == best[tops_of.label])
-    deepest = deep[np.searchsorted(deep, first)]  # each top's first deepest pixel
-    sx, sy = shift[0][chosen[first]], shift[1][chosen[first]]
+    deepest = chosen[deep[np.searchsorted(deep, first)]]  # each top's first deepest pixel
+    ty, tx = yx[0][deepest], yx[1][deepest]
     for j in kept.tolist():
-        d = int(deepest[j])
-        top = (float(tops_of.count[j]), float(best[j]), float(tx[d] + sx[j]), float(ty[d] + sy[j]))
-        tops[int(owner[j])].append(top)
+        top_ = (float(tops_of.count[j]), float(best[j]), float(tx[j]), float(ty[j]))
+        tops[int(owner[j])].append(top_)
     return counted.astype(np.float64), tops
 
 

@@ -55,7 +55,7 @@ class Geometry:
     hand_zone: npt.NDArray[Any]  # where a hand matters, at half resolution
     area_zone: npt.NDArray[Any]  # the areas and places, at half resolution
     outside: npt.NDArray[Any]  # off the board, at half resolution
-    white: tuple[npt.NDArray[Any], npt.NDArray[Any]]  # (rows, cols) of the board markers' paper
+    white: npt.NDArray[Any]  # flat indices of the board markers' paper (with their margins)
     half: tuple[npt.NDArray[Any], npt.NDArray[Any]]  # cv2.remap maps: every other pixel and row
     typical_footprint: float
     tray_box: tuple[int, int, int, int] = (0, 0, 0, 0)
@@ -207,7 +207,7 @@ def build_geometry(
         hand_zone=((ignore == 0) & (tower == 0) & (inner > 0))[::2, ::2],
         area_zone=(on_board & (loose == 0))[::2, ::2],
         outside=outside,
-        white=_rows_cols(white),
+        white=np.flatnonzero(white),
         half=_half_maps(size),
         typical_footprint=float(np.median((side * side)[on_board])) if on_board.any() else 81.0,
         tray_box=_box(tray) if tray is not None else (0, 0, 0, 0),
@@ -227,11 +227,6 @@ def build_geometry(
         tray=tray,
         mm_px=cube_px * scale / cube_mm,
     )
-
-
-def _rows_cols(mask: Image) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
-    rows, cols = np.nonzero(mask)
-    return rows, cols
 
 
 def _half_maps(size: tuple[int, int]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:

@@ -30,7 +30,7 @@ from companion.vision.calibration import Calibration
 from companion.vision.castles import read_castles
 from companion.vision.colour import pack_bgr, unpack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure
+from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_planes
 from companion.vision.dice import read_dice
 from companion.vision.errors import VisionError
 from companion.vision.figures import figures_of, find_big_top, find_figure
@@ -179,7 +179,7 @@ class Reader:
             geo.outside,
             geo.typical_footprint,
             self.config,
-            white_cast(lab_of(packed[geo.white])),
+            white_cast(lab_of(np.take(packed, geo.white))),
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
@@ -265,13 +265,17 @@ class Reader:
             else ("red", "blue", "yellow", "green", "pink")
         )
         drop_fringes(labels, lab, self.colours, cube_colours, cfg.fringe_px)
-        masks: dict[str, Image] = {}
-        for name in self.colours.names:
-            m = (labels == self.colours.label(name)).astype(np.uint8) * 255
-            if in_tray is not None:
-                m[in_tray] = 0
-            # (Opening may shift a mask by a pixel: not beyond the working image.)
-            masks[name] = cv2.bitwise_and(clean(m), pieces.inside)
+        # A mask per colour, stacked (the mosaic's empty first and last rows keep them apart):
+        # each operation below runs once for all colours.
+        names = self.colours.names
+        codes = np.array([self.colours.label(n) for n in names], np.uint8)
+        planes = labels[None] == codes[:, None, None]
+        if in_tray is not None:
+            planes &= ~in_tray
+        stack = clean(planes.reshape(-1, labels.shape[1]).view(np.uint8) * np.uint8(255))
+        # (Opening may shift a mask by a pixel: not beyond the working image.)
+        stack.reshape(planes.shape)[...] &= pieces.inside
+        masks: dict[str, Image] = dict(zip(names, stack.reshape(planes.shape), strict=True))
 
         def place_at(x: float, y: float) -> str | None:
             ix = min(max(int(x), 0), geo.size[0] - 1)
@@ -311,23 +315,24 @@ class Reader:
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
         groups = _groups(masks, cube_colours, pieces)
+        # Counting by area: close the dark edge between a cube's top and its lit side, so one
+        # cube is one blob (the seams still part the tops, see cubes.measure).
+        closed = cv2.morphologyEx(stack, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        per_plane = measure_planes(
+            closed,
+            len(names),
+            geo.footprint,
+            geo.side,
+            lightness,
+            raw=stack,
+            index=pieces.index,
+            width=pieces.width,
+            groups=groups,
+        )
         for colour in cube_colours:
-            mask = masks.get(colour)
-            if mask is None:
+            if colour not in names:
                 continue
-            # Counting by area: close the dark edge between a cube's top and its lit side, so
-            # one cube is one blob (the seams still part the tops, see cubes.measure).
-            closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-            measured[colour] = measure(
-                closed,
-                geo.footprint,
-                geo.side,
-                lightness,
-                raw=mask,
-                index=pieces.index,
-                width=pieces.width,
-                groups=groups,
-            )
+            measured[colour] = per_plane[names.index(colour)]
             grande = next((f for f in figure_list if f.colour == colour and not f.round_), None)
             if grande is not None:
                 found_top = find_big_top(measured[colour], grande, geo, layout, cfg)

@@ -143,7 +143,7 @@ def test_touching_cubes_show_a_top_each() -> None:
 
 
 def test_the_mosaic_of_the_pieces_reads_as_the_whole_image() -> None:
-    from companion.vision.cubes import clean, measure
+    from companion.vision.cubes import clean, measure_planes
     from companion.vision.mosaic import Mosaic, cut
     from companion.vision.pipeline import _groups
 
@@ -160,20 +160,22 @@ def test_the_mosaic_of_the_pieces_reads_as_the_whole_image() -> None:
     for view, lightness in ((whole, light), (pieces, pieces.gather(light))):
         masks = {c: clean(np.where(view.labels == c, 255, 0).astype(np.uint8)) for c in (1, 2)}
         groups = _groups({str(c): m for c, m in masks.items()}, ("1", "2"), view)
+        stack = np.concatenate([masks[1], masks[2]])  # both colours at once
         read.append(
             [
                 (p.area, p.bbox, p.centroid, p.comp.tolist(), p.tops)
-                for c in (1, 2)
-                for p in measure(
-                    masks[c],
+                for plane in measure_planes(
+                    stack,
+                    2,
                     SIDE * SIDE,
                     SIDE,
                     lightness,
-                    raw=masks[c],
+                    raw=stack,
                     index=view.index,
                     width=w,
                     groups=groups,
                 )
+                for p in plane
             ]
         )
     assert len(read[0]) == 6  # five cubes and the speck
@@ -282,6 +284,17 @@ def test_warm_light_is_taken_off_skin_by_the_markers_white() -> None:
     assert cast == (10.0, 10.0)
     assert skin_mask(print_warm)[0, 0]
     assert not skin_mask(print_warm, cast)[0, 0]
+
+
+def test_white_cast_percentiles_are_numpys() -> None:
+    from companion.vision.hand import _percentile
+
+    rng = np.random.default_rng(1)
+    for n in [1, 2, 3, 10, 11, 31, 100, 301, 1001]:  # (n - 1) * 0.7 whole and not
+        values = rng.integers(int(rng.integers(0, 200)), 256, n).astype(np.uint8)
+        hist = np.bincount(values, minlength=256)
+        assert _percentile(hist, 70.0) == np.percentile(values, 70)
+        assert _percentile(hist, 50.0) == np.median(values)
 
 
 @pytest.mark.parametrize("cast", [(0.0, 0.0), (10.0, 10.0), (-3.5, 7.5), (40.0, -40.0)])
