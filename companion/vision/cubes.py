@@ -205,8 +205,7 @@ def _tops(
     # The tops are looked at in their components' boxes, packed a pixel apart: a top's patch
     # and depth depend only on its own component's pixels (no other component touches it).
     bx, by, bw, bh = box
-    places, size = pack_boxes(list(zip(bw.tolist(), bh.tolist(), strict=True)), (2.0,))
-    ox, oy = np.array(places, np.intp).T
+    ox, oy, size = pack_boxes(bw, bh)
     owner_of = comp[chosen]
     qy = oy[owner_of] + yx[0][chosen] - by[owner_of] + 1  # (+1: a border for the transform)
     qx = ox[owner_of] + yx[1][chosen] - bx[owner_of] + 1

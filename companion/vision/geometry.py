@@ -56,7 +56,6 @@ class Geometry:
     area_zone: npt.NDArray[Any]  # the areas and places, at half resolution
     outside: npt.NDArray[Any]  # off the board, at half resolution
     white: npt.NDArray[Any]  # flat indices of the board markers' paper (with their margins)
-    half: tuple[npt.NDArray[Any], npt.NDArray[Any]]  # cv2.remap maps: every other pixel and row
     typical_footprint: float
     tray_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     tile_mask: npt.NDArray[Any] | None = None
@@ -208,7 +207,6 @@ def build_geometry(
         area_zone=(on_board & (loose == 0))[::2, ::2],
         outside=outside,
         white=np.flatnonzero(white),
-        half=_half_maps(size),
         typical_footprint=float(np.median((side * side)[on_board])) if on_board.any() else 81.0,
         tray_box=_box(tray) if tray is not None else (0, 0, 0, 0),
         tile_mask=tile_mask if tile_mask.any() else None,
@@ -227,14 +225,6 @@ def build_geometry(
         tray=tray,
         mm_px=cube_px * scale / cube_mm,
     )
-
-
-def _half_maps(size: tuple[int, int]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
-    """Maps for ``cv2.remap`` (nearest) giving ``image[::2, ::2]`` as a compact image."""
-    w, h = (size[0] + 1) // 2, (size[1] + 1) // 2
-    xs = np.broadcast_to(np.arange(w, dtype=np.float32) * 2, (h, w))
-    ys = np.broadcast_to((np.arange(h, dtype=np.float32) * 2)[:, None], (h, w))
-    return np.ascontiguousarray(xs), np.ascontiguousarray(ys)
 
 
 def _box(mask: Image) -> tuple[int, int, int, int]:

@@ -60,30 +60,24 @@ def block_order(x: npt.NDArray[Any], y: npt.NDArray[Any], width: int) -> npt.NDA
 
 
 def pack_boxes(
-    sizes: list[tuple[int, int]], stretches: tuple[float, ...] = (1.2, 2.0, 3.2)
-) -> tuple[list[tuple[int, int]], tuple[int, int]]:
-    """Places (x, y) of boxes (w, h) on shelves, tallest first, one pixel apart and from the
-    edges, and the size of the whole. Of the shelf widths tried (``stretches`` times the
-    square root of the boxes' area), the one that wastes least."""
-    if not sizes:
-        return [], (1, 1)
-    order = sorted(range(len(sizes)), key=lambda i: -sizes[i][1])
-    widest = max(bw for bw, _ in sizes) + 2
-    area = sum((bw + 1) * (bh + 1) for bw, bh in sizes)
-    best: tuple[int, list[tuple[int, int]], tuple[int, int]] | None = None
-    for stretch in stretches:
-        width = max(widest, int(stretch * area**0.5))
-        places = [(0, 0)] * len(sizes)
-        x, y, shelf = 1, 1, 0
-        for i in order:
-            bw, bh = sizes[i]
-            if x + bw + 1 > width:
-                x, y, shelf = 1, y + shelf + 1, 0
-            places[i] = (x, y)
-            x += bw + 1
-            shelf = max(shelf, bh)
-        size = (width, y + shelf + 1)
-        if best is None or size[0] * size[1] < best[0]:
-            best = (size[0] * size[1], places, size)
-    assert best is not None
-    return best[1], best[2]
+    width: npt.NDArray[Any], height: npt.NDArray[Any], stretch: float = 2.0
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any], tuple[int, int]]:
+    """Places (x, y) of boxes of these sizes, tallest first on shelves about ``stretch`` times
+    the square root of their area long, a pixel apart and from the edges; and the size of the
+    whole (width, height)."""
+    if not width.size:
+        return width, height, (1, 1)
+    order = np.argsort(-height, kind="stable")
+    wide, high = width[order] + 1, height[order]
+    shelf_length = max(int(stretch * float(np.sum(wide * (high + 1))) ** 0.5), int(wide.max()))
+    start = np.cumsum(wide) - wide  # along one endless shelf, cut into lengths
+    shelf = start // shelf_length
+    first = np.flatnonzero(np.r_[True, shelf[1:] != shelf[:-1]])
+    tall = np.maximum.reduceat(high, first) + 1
+    top = np.cumsum(tall) - tall + 1
+    x = np.empty_like(start)
+    y = np.empty_like(start)
+    x[order] = start - shelf * shelf_length + 1
+    y[order] = top[np.cumsum(np.r_[True, shelf[1:] != shelf[:-1]]) - 1]
+    # (a box may reach past its shelf's length: the whole is as much wider)
+    return x, y, (shelf_length + int(wide.max()) + 1, int(top[-1] + tall[-1]))

@@ -78,7 +78,9 @@ def cut(labels: Image, packed: Image, pieces: int, margin: int) -> Mosaic:
         # Where a group reaches the image's edge, its cut-out gets its margin beyond the edge.
         grow = (margin * (x == 0), margin * (y == 0), margin * (x1 == w), margin * (y1 == h))
         boxes.append((int(groups[py, px]), x, y, x1 - x, y1 - y, grow))
-    places, size = pack_boxes([(b[3] + b[5][0] + b[5][2], b[4] + b[5][1] + b[5][3]) for b in boxes])
+    sizes = np.array([(b[3] + b[5][0] + b[5][2], b[4] + b[5][1] + b[5][3]) for b in boxes])
+    xs, ys, size = pack_boxes(*sizes.reshape(-1, 2).T)
+    places = zip(xs.tolist(), ys.tolist(), strict=True)
     index = np.full((size[1], size[0]), -1, np.intp)
     owner = np.zeros((size[1], size[0]), np.int32)
     raster = _raster(h, w)

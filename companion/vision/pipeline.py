@@ -36,7 +36,7 @@ from companion.vision.errors import VisionError
 from companion.vision.figures import figures_of, find_big_top, find_figure
 from companion.vision.fringe import drop_fringes
 from companion.vision.geometry import Geometry, build_geometry, locate_movables
-from companion.vision.hand import hand_check, white_cast
+from companion.vision.hand import SkinColours, hand_check, white_cast
 from companion.vision.layout import Layout, Pose
 from companion.vision.masks import Runs, block_order
 from companion.vision.mosaic import Mosaic, cut
@@ -64,7 +64,8 @@ def _groups(
             cv2.bitwise_or(union, m, dst=union)
     grown = cv2.dilate(union, np.ones((5, 5), np.uint8))
     n, groups = cv2.connectedComponents(grown, connectivity=8)
-    found = np.flatnonzero(groups)
+    points = cv2.findNonZero(grown).reshape(-1, 2)
+    found = points[:, 1].astype(np.intp) * grown.shape[1] + points[:, 0]
     where = pieces.index.ravel()[found]
     inside = where >= 0  # (the margin beyond the working image's edge is not in it)
     runs = Runs.of(groups.ravel()[found[inside]] - 1, n - 1)
@@ -126,6 +127,7 @@ class Reader:
         # A calibrated factor is trusted more: a frame may move it only a little.
         self.spread = 1.15
         self.last_factors: dict[str, float] = {}
+        self._skin = SkinColours(config)
         self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
@@ -171,15 +173,16 @@ class Reader:
         labels = self.colours.classify_packed(packed)
         cv2.bitwise_and(labels, geo.readable, dst=labels)
         game = self.layout.game
+        half = np.s_[::2, ::2]  # the hand check looks at every other pixel of every other row
+        cast = white_cast(lab_of(np.take(packed, geo.white)))
         hand = hand_check(
-            labels[::2, ::2],
-            cv2.cvtColor(cv2.remap(small, *geo.half, cv2.INTER_NEAREST), cv2.COLOR_BGR2Lab),
+            labels[half],
+            self._skin.masks(packed[half], cast),
             geo.hand_zone,
             geo.area_zone,
             geo.outside,
             geo.typical_footprint,
             self.config,
-            white_cast(lab_of(np.take(packed, geo.white))),
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)

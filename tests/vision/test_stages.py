@@ -126,6 +126,22 @@ def cube_table() -> tuple[np.ndarray, np.ndarray]:
     return labels, light
 
 
+def test_packed_boxes_keep_a_pixel_apart() -> None:
+    from companion.vision.masks import pack_boxes
+
+    rng = np.random.default_rng(2)
+    for n in [1, 2, 7, 40]:
+        w, h = rng.integers(1, 30, n), rng.integers(1, 50, n)
+        xs, ys, (width, height) = pack_boxes(w, h)
+        canvas = np.zeros((height, width), np.int32)
+        for x, y, bw, bh in zip(xs, ys, w, h, strict=True):
+            # each box grown by a pixel to the right and down: the gap must stay empty
+            assert x >= 1 and y >= 1 and x + bw < width and y + bh < height
+            canvas[y : y + bh + 1, x : x + bw + 1] += 1
+        assert canvas.max() == 1
+        assert canvas.size < 4 * ((w + 1) * (h + 1)).sum() + 60 * 30  # not wasteful
+
+
 def test_touching_cubes_show_a_top_each() -> None:
     from companion.vision.cubes import measure
 
@@ -254,7 +270,7 @@ def _zones(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def test_hand_must_reach_in_from_off_the_board() -> None:
     from companion.vision.config import VisionConfig
-    from companion.vision.hand import hand_check
+    from companion.vision.hand import hand_check, skin_mask
 
     cfg = VisionConfig()
     skin = lab_of((95, 135, 190))[0, 0]
@@ -263,13 +279,18 @@ def test_hand_must_reach_in_from_off_the_board() -> None:
     lab[:] = board
     labels = np.zeros((120, 160), np.uint8)
     hand_zone, area_zone, outside = _zones(lab.shape[:2])
+    half = np.s_[::2, ::2]  # the check looks at every other pixel of every other row
+
+    def check() -> str | None:
+        warm = skin_mask(lab[half], config=cfg)  # neutral light: no cast
+        return hand_check(labels[half], (warm, warm), hand_zone, area_zone, outside, 9.0, cfg)
+
     # A big skin-coloured patch inside the board (warm print in warm light): no hand.
     lab[40:80, 50:110] = skin
-    half = np.s_[::2, ::2]  # the check looks at every other pixel of every other row
-    assert hand_check(labels[half], lab[half], hand_zone, area_zone, outside, 9.0, cfg) is None
+    assert check() is None
     # The same patch with an arm to the frame's edge: a hand.
     lab[55:65, 100:160] = skin
-    why = hand_check(labels[half], lab[half], hand_zone, area_zone, outside, 9.0, cfg)
+    why = check()
     assert why is not None and "hand" in why
 
 
@@ -284,6 +305,25 @@ def test_warm_light_is_taken_off_skin_by_the_markers_white() -> None:
     assert cast == (10.0, 10.0)
     assert skin_mask(print_warm)[0, 0]
     assert not skin_mask(print_warm, cast)[0, 0]
+
+
+@pytest.mark.parametrize("cast", [(0.0, 0.0), (9.5, -4.0)])
+def test_skin_colours_are_the_skin_of_their_lab(cast: tuple[float, float]) -> None:
+    from companion.vision.colour import pack_bgr
+    from companion.vision.hand import SkinColours, skin_mask
+
+    rng = np.random.default_rng(3)
+    bgr = rng.integers(0, 256, (60, 80, 3), dtype=np.uint8)
+    bgr[:20] = rng.integers((60, 100, 150), (140, 170, 240), (20, 80, 3))  # many skin tones
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
+    skin = SkinColours()
+    for _ in range(2):  # colours first seen, then from the cache
+        under_cast, neutral = skin.masks(pack_bgr(bgr), cast)
+        assert np.array_equal(under_cast, skin_mask(lab, cast))
+        assert np.array_equal(neutral, skin_mask(lab))
+        assert under_cast.any()
+    warmer = (cast[0] + 6.0, cast[1] + 3.0)  # another cast: the box moves, the cache restarts
+    assert np.array_equal(skin.masks(pack_bgr(bgr), warmer)[0], skin_mask(lab, warmer))
 
 
 def test_white_cast_percentiles_are_numpys() -> None:
