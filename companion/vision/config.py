@@ -53,6 +53,9 @@ class VisionConfig:
     # width (blur's halo). A top that fills less than top_min_fill of its rectangle is ragged:
     # counted by area. Measured on the labelled renders (benchmarks/vision_errors).
     top_length_sides: float = 1.05
+    # ... only a top of at least this many model cube tops (pixels over the model's square) is
+    # measured so: smaller ones are one cube's (a lone top covers ~0.4-1.1 of the square).
+    top_shape_from: float = 0.6
     top_width_sides: float = 1.2
     top_min_fill: float = 0.5
     # A big piece is found where the colour mask's inscribed radius passes this share of the

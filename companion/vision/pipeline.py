@@ -28,16 +28,18 @@ import numpy.typing as npt
 
 from companion.vision.calibration import Calibration
 from companion.vision.castles import read_castles
-from companion.vision.colour import BACKGROUND
+from companion.vision.colour import pack_bgr, unpack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_in
+from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_planes
 from companion.vision.dice import read_dice
 from companion.vision.errors import VisionError
 from companion.vision.figures import figures_of, find_big_top, find_figure
 from companion.vision.fringe import drop_fringes
 from companion.vision.geometry import Geometry, build_geometry, locate_movables
-from companion.vision.hand import hand_check
+from companion.vision.hand import SkinColours, hand_check, white_cast
 from companion.vision.layout import Layout, Pose
+from companion.vision.masks import Runs, block_order
+from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
 from companion.vision.still import is_moving, median_frame, thumbnail
 
@@ -48,25 +50,45 @@ class NotAFrame(VisionError, ValueError):
     """Something that is not a colour camera frame of the calibrated size."""
 
 
-def _piece_regions(
-    masks: Mapping[str, Image], colours: Sequence[str]
-) -> tuple[list[tuple[int, int, int, int]], npt.NDArray[Any]]:
+def _groups(
+    masks: Mapping[str, Image], colours: Sequence[str], pieces: Mosaic
+) -> tuple[Image, npt.NDArray[Any], npt.NDArray[Any]]:
     """Groups of piece-coloured pixels (all colours at once, grown by two pixels, so a blob
-    and its closing stay in one group): their boxes, and the group of every pixel."""
-    union: Image | None = None
+    and its closing stay in one group): a label per pixel, and each group's rank and box
+    origin in the working image. Blobs are measured group by group, in the order OpenCV finds
+    the groups in the working image (2x2 blocks in raster order)."""
+    union = np.zeros(pieces.index.shape, np.uint8)
     for colour in colours:
         m = masks.get(colour)
         if m is not None:
-            union = m.copy() if union is None else cv2.bitwise_or(union, m)
-    if union is None:
-        return [], np.zeros((1, 1), np.int32)
+            cv2.bitwise_or(union, m, dst=union)
     grown = cv2.dilate(union, np.ones((5, 5), np.uint8))
-    n, groups, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
-    out = []
-    for i in range(1, n):
-        x, y, bw, bh, _ = (int(v) for v in stats[i])
-        out.append((x, y, bw, bh))
-    return out, groups
+    n, groups = cv2.connectedComponents(grown, connectivity=8)
+    points = cv2.findNonZero(grown).reshape(-1, 2)
+    found = points[:, 1].astype(np.intp) * grown.shape[1] + points[:, 0]
+    where = pieces.index.ravel()[found]
+    inside = where >= 0  # (the margin beyond the working image's edge is not in it)
+    runs = Runs.of(groups.ravel()[found[inside]] - 1, n - 1)
+    where = where[inside][runs.order]
+    y, x = where // pieces.width, where % pieces.width
+    rank = np.r_[0, runs.min(block_order(x, y, pieces.width))]
+    origin = np.stack([np.r_[0, runs.min(x)], np.r_[0, runs.min(y)]], axis=1)
+    return groups, rank, origin
+
+
+def lab_of(packed: Image) -> Image:
+    """Lab (N x 3) of a list of packed pixels: the frame is converted only where it is needed."""
+    if not len(packed):
+        return np.zeros((0, 3), np.uint8)
+    lab: Image = cv2.cvtColor(unpack_bgr(packed)[:, None], cv2.COLOR_BGR2Lab)[:, 0]
+    return lab
+
+
+def _margin(config: VisionConfig) -> int:
+    """How far round each piece the stages after the hand check look (see mosaic.py): the
+    colour fringe's reach, or the pixel an opening (2x2) moves a mask plus the two that group
+    blobs (5x5), whichever is more."""
+    return max(config.fringe_px, 3)
 
 
 def _moved(old: Pose, new: Pose, config: VisionConfig) -> bool:
@@ -105,6 +127,7 @@ class Reader:
         # A calibrated factor is trusted more: a frame may move it only a little.
         self.spread = 1.15
         self.last_factors: dict[str, float] = {}
+        self._skin = SkinColours(config)
         self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
@@ -146,23 +169,28 @@ class Reader:
             tiles, courts, assumed = self._places_now(frame, courts)
         geo = self.geometry(tiles, courts)
         small = working_image(frame, geo)
-        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-        labels = self.colours.classify(lab)
-        labels[geo.ignore] = BACKGROUND
+        packed = pack_bgr(small)
+        labels = self.colours.classify_packed(packed)
+        cv2.bitwise_and(labels, geo.readable, dst=labels)
         game = self.layout.game
+        half = np.s_[::2, ::2]  # the hand check looks at every other pixel of every other row
+        cast = white_cast(lab_of(np.take(packed, geo.white)))
         hand = hand_check(
-            labels,
-            lab,
+            labels[half],
+            self._skin.masks(packed[half], cast),
             geo.hand_zone,
             geo.area_zone,
             geo.outside,
             geo.typical_footprint,
             self.config,
-            geo.white,
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
-        obs = self._read_pieces(frame, labels, lab, geo, tiles or {}, frames)
+        # Castles are read from the whole frame's Lab, dice from the frame itself; everything
+        # else from the mosaic of the pieces' surroundings.
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab) if geo.tile_mask is not None else None
+        pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
+        obs = self._read_pieces(frame, pieces, lab, geo, tiles or {}, frames)
         if assumed:
             unread = dict(obs.unread)
             for key in assumed:
@@ -214,22 +242,24 @@ class Reader:
     def _read_pieces(
         self,
         frame: Image,
-        labels: Image,
-        lab: Image,
+        pieces: Mosaic,
+        frame_lab: Image | None,
         geo: Geometry,
         tiles: Mapping[str, Pose],
         frames: int,
     ) -> Observation:
         cfg = self.config
         layout = self.layout
-        lightness = lab[..., 0]
+        labels = pieces.labels
+        lab = cv2.cvtColor(pieces.image, cv2.COLOR_BGR2Lab)
+        lightness = np.ascontiguousarray(lab[..., 0])
         counts: dict[str, dict[str, int]] = {p.id: {} for p in geo.places}
         confidence: dict[str, float] = {p.id: 1.0 for p in geo.places}
         flags: dict[str, list[str]] = {}
         unread: dict[str, str] = {}
         figures: dict[str, str | None] = {}
         castles: dict[str, str] = {}
-        in_tray = geo.tray > 0 if geo.tray is not None else None
+        in_tray = pieces.gather(geo.tray) > 0 if geo.tray is not None else None
         figure_list = figures_of(layout)
         cube_colours = (
             ("yellow", "green", "blue", "red", "black")
@@ -237,12 +267,17 @@ class Reader:
             else ("red", "blue", "yellow", "green", "pink")
         )
         drop_fringes(labels, lab, self.colours, cube_colours, cfg.fringe_px)
-        masks: dict[str, Image] = {}
-        for name in self.colours.names:
-            m = (labels == self.colours.label(name)).astype(np.uint8) * 255
-            if in_tray is not None:
-                m[in_tray] = 0
-            masks[name] = clean(m)
+        # A mask per colour, stacked (the mosaic's empty first and last rows keep them apart):
+        # each operation below runs once for all colours.
+        names = self.colours.names
+        codes = np.array([self.colours.label(n) for n in names], np.uint8)
+        planes = labels[None] == codes[:, None, None]
+        if in_tray is not None:
+            planes &= ~in_tray
+        stack = clean(planes.reshape(-1, labels.shape[1]).view(np.uint8) * np.uint8(255))
+        # (Opening may shift a mask by a pixel: not beyond the working image.)
+        stack.reshape(planes.shape)[...] &= pieces.inside
+        masks: dict[str, Image] = dict(zip(names, stack.reshape(planes.shape), strict=True))
 
         def place_at(x: float, y: float) -> str | None:
             ix = min(max(int(x), 0), geo.size[0] - 1)
@@ -270,28 +305,37 @@ class Reader:
                     unread[fig.name] = "not seen on the board"
                 continue
             (fx, fy), (x, y, body) = found
-            figures[fig.name] = place_at(fx, fy)
+            figures[fig.name] = place_at(*pieces.to_work(fx, fy))
             # The figure's own pixels are no cubes; a sliver of edge round it stays behind
             # and is too small to count.
             region = mask[y : y + body.shape[0], x : x + body.shape[1]]
             region[cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0] = 0
 
-        if layout.game == "carolus-magnus":
-            castles = read_castles(lab, geo, place_at, layout, cfg)
+        if layout.game == "carolus-magnus" and frame_lab is not None:
+            castles = read_castles(frame_lab, geo, place_at, layout, cfg)
 
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
-        rois, groups = _piece_regions(masks, cube_colours)
+        groups = _groups(masks, cube_colours, pieces)
+        # Counting by area: close the dark edge between a cube's top and its lit side, so one
+        # cube is one blob (the seams still part the tops, see cubes.measure).
+        closed = cv2.morphologyEx(stack, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        per_plane = measure_planes(
+            closed,
+            len(names),
+            geo.footprint,
+            geo.side,
+            lightness,
+            raw=stack,
+            index=pieces.index,
+            width=pieces.width,
+            groups=groups,
+            config=cfg,
+        )
         for colour in cube_colours:
-            mask = masks.get(colour)
-            if mask is None:
+            if colour not in names:
                 continue
-            # Counting by area: close the dark edge between a cube's top and its lit side, so
-            # one cube is one blob (the seams still part the tops, see cubes.measure).
-            closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-            measured[colour] = measure_in(
-                rois, groups, closed, geo.footprint, geo.side, lightness, mask, cfg
-            )
+            measured[colour] = per_plane[names.index(colour)]
             grande = next((f for f in figure_list if f.colour == colour and not f.round_), None)
             if grande is not None:
                 found_top = find_big_top(measured[colour], grande, geo, layout, cfg)
