@@ -66,17 +66,39 @@ class VisionConfig:
     figure_area: float = 1.15
     king_size_weight: float = 2.0
     edge_px: float = 1.0
-    # Castles (Carolus): hueless blobs on a tile; their lightness (30th percentile) over the
-    # tile's says white, grey or black.
+    # Castles (Carolus): hueless blobs on a tile (Lab chroma once the cast seen on the tile
+    # marker's paper is taken off) ...
     castle_chroma: float = 14.0
-    # ... and at least this Lab distance from their tile's own colour (a pale tile in cold
-    # light is nearly hueless too).
+    # ... at least this Lab distance from the tile's print round them (the median over this
+    # many castle widths: light varies across a tile, and a pale tile in cold light or under
+    # glare is nearly hueless too) ...
     castle_contrast: float = 12.0
-    white_castle_share: float = 0.62
-    grey_castle_share: float = 0.37
-    castle_min_area: float = 1.2  # of the castle's square: its sides show too
-    # ... and thick: inscribed radius at least this share of its width.
-    castle_thickness: float = 0.45
+    castle_print_window: float = 4.0
+    # ... and with at most this share of the print's chroma along the print's hue (a shadow
+    # on the tile keeps 0.4-0.75 of it, castles -0.7-0.2 once the cast is off).
+    castle_print_hue: float = 0.35
+    # Holes up to this many castle squares in a hueless blob are filled: the middle of a
+    # castle's top may be as light as the tile round it.
+    castle_hole: float = 0.5
+    castle_min_area: float = 0.8  # of the castle's square (hard set: castles from 0.98)
+    # ... and thick: inscribed radius at least this share of its width (hard set: castles
+    # from 0.45 once holes are filled, other hueless blobs up to 0.38).
+    castle_thickness: float = 0.42
+    # Lightness is a grey value's share of the way from the tile marker's ink to its paper
+    # (exposure scales grey values and glare adds to them: the share holds), of the castle's
+    # body (the median over the blob's thickest part, down to this many castle widths less
+    # thick), half corrected by the print beside it against the print elsewhere (see
+    # CastleBlob.lightness). Under the first share black, from the second on white (hard and
+    # easy sets, 41 seeds each: black up to 0.29, grey 0.40-0.50, white from 0.57).
+    castle_core: float = 0.2
+    black_castle_share: float = 0.34
+    white_castle_share: float = 0.53
+    # On a tile, a pixel this much darker than the print round it is darker than a shadow
+    # gets: hueless enough to be a black castle's whatever its hue.
+    castle_shadow_ratio: float = 0.45
+    # A tile marker whose paper is less than this many grey values lighter than its ink is
+    # covered or not where its tile was thought to be: the other tiles' light is used.
+    marker_min_contrast: float = 40.0
     # Dice (Carolus), read in the frame at full resolution; lengths in die sides. A die rises
     # above the tray's own level (measured round it over this width, so glare and shadow
     # bands do not count) by this share of the brightest die top's rise, or is this saturated

@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from companion.vision.calibration import Calibration
 from companion.vision.castles import read_castles
-from companion.vision.colour import pack_bgr, unpack_bgr
+from companion.vision.colour import BACKGROUND, UNKNOWN, pack_bgr, unpack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_planes
 from companion.vision.dice import read_dice
@@ -189,8 +189,10 @@ class Reader:
         # Castles are read from the whole frame's Lab, dice from the frame itself; everything
         # else from the mosaic of the pieces' surroundings.
         lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab) if geo.tile_mask is not None else None
+        # Castles are told from the piece-coloured pixels beside them.
+        coloured = (labels != BACKGROUND) & (labels != UNKNOWN) if lab is not None else None
         pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
-        obs = self._read_pieces(frame, pieces, lab, geo, tiles or {}, frames)
+        obs = self._read_pieces(frame, pieces, lab, coloured, geo, tiles or {}, frames)
         if assumed:
             unread = dict(obs.unread)
             for key in assumed:
@@ -244,6 +246,7 @@ class Reader:
         frame: Image,
         pieces: Mosaic,
         frame_lab: Image | None,
+        coloured: Image | None,
         geo: Geometry,
         tiles: Mapping[str, Pose],
         frames: int,
@@ -312,7 +315,7 @@ class Reader:
             region[cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0] = 0
 
         if layout.game == "carolus-magnus" and frame_lab is not None:
-            castles = read_castles(frame_lab, geo, place_at, layout, cfg)
+            castles = read_castles(frame_lab, geo, place_at, layout, cfg, pieces=coloured)
 
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
