@@ -6,7 +6,10 @@ labelled with its nearest reference: a piece colour if within the reject distanc
 nearest to the board, and UNKNOWN when it is far from everything (a hand, a sleeve, a phone).
 
 Classification goes through a lookup table over quantised Lab (64 levels per channel), built once
-per model, so labelling a frame is one indexing pass.
+per model, so labelling a frame is one indexing pass. A camera frame is labelled straight from its
+BGR values (:meth:`ColourModel.classify_bgr`) through a cache over all 2^24 BGR colours, filled
+as colours are first seen: the label of a BGR colour is that of its Lab value, so the result is
+the same, without converting the whole frame to Lab.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ U8Image = npt.NDArray[Any]
 
 BACKGROUND = 0
 UNKNOWN = 255
+# A BGR cache entry not filled yet (labels are BACKGROUND, 1..250 and UNKNOWN).
+_PENDING = 254
 # Lightness varies with shading far more than hue does; it weighs half in the distance.
 L_WEIGHT = 0.5
 _Q = 2  # quantisation shift: 256 levels -> 64 per channel
@@ -39,6 +44,19 @@ def bgr_to_lab(bgr: Sequence[int]) -> Lab:
     px = np.array([[list(bgr)]], dtype=np.uint8)
     lab = cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0, 0]
     return (float(lab[0]), float(lab[1]), float(lab[2]))
+
+
+def pack_bgr(bgr: U8Image) -> U8Image:
+    """Each pixel of an 8-bit BGR image as one number, B | G << 8 | R << 16 (uint32)."""
+    packed: U8Image = cv2.cvtColor(bgr, cv2.COLOR_BGR2BGRA).view("<u4")[..., 0] & 0xFFFFFF
+    return packed
+
+
+def unpack_bgr(packed: U8Image) -> U8Image:
+    """The BGR pixels (... x 3, uint8) of packed ones (see :func:`pack_bgr`)."""
+    bytes_ = np.ascontiguousarray(packed, "<u4").view(np.uint8).reshape(*packed.shape, 4)
+    out: U8Image = np.ascontiguousarray(bytes_[..., :3])
+    return out
 
 
 def lab_distance(a: Lab, b: Lab) -> float:
@@ -113,6 +131,31 @@ class ColourModel:
         q = lab >> _Q
         index = (q[..., 0].astype(np.int32) << 12) | (q[..., 1].astype(np.int32) << 6) | q[..., 2]
         return self.lut[index]
+
+    @cached_property
+    def _bgr_labels(self) -> U8Image:
+        """Label of every 24-bit BGR colour (index B | G << 8 | R << 16), _PENDING until seen."""
+        return np.full(1 << 24, _PENDING, np.uint8)
+
+    def classify_bgr(self, bgr: U8Image) -> U8Image:
+        """Label image of an 8-bit BGR image: the same as ``classify`` of its Lab conversion."""
+        return self.classify_packed(pack_bgr(bgr))
+
+    def classify_packed(self, packed: U8Image) -> U8Image:
+        """Labels of packed BGR pixels (see :func:`pack_bgr`), as ``classify_bgr``.
+
+        Each colour is converted and classified once per model, when first seen; after a few
+        frames of the same table almost every pixel is one lookup.
+        """
+        cache = self._bgr_labels
+        labels: U8Image = np.take(cache, packed)
+        missing = labels == _PENDING
+        if cv2.countNonZero(missing.view(np.uint8)):
+            keys = packed[missing]
+            new = self.classify(cv2.cvtColor(unpack_bgr(keys)[:, None], cv2.COLOR_BGR2Lab))[:, 0]
+            cache[keys] = new
+            labels[missing] = new
+        return labels
 
     def classify_one(self, lab: Lab) -> str | None:
         """Name of the colour of one Lab value, or None (background or unknown)."""

@@ -11,14 +11,15 @@ to the area holding its centre.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
+from companion.vision.masks import Runs, block_order, pack_boxes
 
 U8Image = npt.NDArray[Any]
 F32Image = npt.NDArray[Any]
@@ -66,6 +67,21 @@ def clean(mask: U8Image) -> U8Image:
     return out
 
 
+class Top(NamedTuple):
+    """One bright top inside a patch: a cube's, or several cubes' whose seams blur erased."""
+
+    area: float  # pixels
+    thick: float  # inscribed radius, pixels
+    x: float  # the thickest point
+    y: float
+    length: float  # its smallest enclosing rectangle's long and short sides, pixels
+    width: float
+    cells: int  # cube-sized cells of that rectangle the top covers (see top_shape)
+
+    def moved(self, dx: float, dy: float) -> Top:
+        return self._replace(x=self.x + dx, y=self.y + dy)
+
+
 @dataclass(frozen=True)
 class Patch:
     """One connected component of a colour mask, measured (before any counting)."""
@@ -76,8 +92,7 @@ class Patch:
     footprint: float  # one cube top's pixel area at the centroid
     side: float
     comp: U8Image  # the component's own pixels inside bbox
-    # The bright tops inside: (area, inscribed radius, x, y of the thickest point).
-    tops: tuple[tuple[float, float, float, float], ...] = ()
+    tops: tuple[Top, ...] = ()
 
 
 def measure(
@@ -87,106 +102,189 @@ def measure(
     lightness: U8Image | None = None,
     top_share: float = 0.85,
     raw: U8Image | None = None,
+    config: VisionConfig = DEFAULT_CONFIG,
 ) -> list[Patch]:
-    """The components of a mask. With ``lightness`` (Lab L), only the tops count: the pixels
-    within ``top_share`` of the blob's bright end. A cube's sides show or hide depending on
-    where it stands and on its neighbours, but n touching cubes always show n tops."""
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    out = []
-    for i in range(1, n):
-        x, y, w, h, area = (int(v) for v in stats[i])
-        cx, cy = float(centroids[i][0]), float(centroids[i][1])
-        ix, iy = min(int(cx), mask.shape[1] - 1), min(int(cy), mask.shape[0] - 1)
-        fp = float(footprint[iy, ix]) if isinstance(footprint, np.ndarray) else float(footprint)
-        side = float(cube_side[iy, ix]) if isinstance(cube_side, np.ndarray) else float(cube_side)
-        comp = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
-        counted = float(area)
-        if lightness is not None:
-            own = comp > 0
-            if raw is not None:
-                own &= raw[y : y + h, x : x + w] > 0
-            light = lightness[y : y + h, x : x + w]
-            values = light[own]
-            tops: tuple[tuple[float, float, float, float], ...] = ()
-            if values.size:
-                mode = _top_lightness(values)
-                band = max(mode * (1 - top_share), TOP_NOISE)
-                top = (own & (np.abs(light.astype(np.int16) - mode) <= band)).astype(np.uint8)
-                counted = float(np.count_nonzero(top))
-                k, top_labels, top_stats, _ = cv2.connectedComponentsWithStats(top, connectivity=4)
-                found = []
-                for j in range(1, k):
-                    area_j = float(top_stats[j, cv2.CC_STAT_AREA])
-                    if area_j < 0.3 * fp:
-                        continue  # a glint or a sliver: no need to measure its thickness
-                    part = np.pad((top_labels == j).astype(np.uint8), 1)
-                    dist = cv2.distanceTransform(part, cv2.DIST_L2, 3)
-                    _, thick, _, loc = cv2.minMaxLoc(dist)
-                    found.append((area_j, float(thick), loc[0] + x - 1.0, loc[1] + y - 1.0))
-                tops = tuple(found)
-            out.append(Patch(counted, (cx, cy), (x, y, w, h), fp, side, comp, tops))
-            continue
-        out.append(Patch(counted, (cx, cy), (x, y, w, h), fp, side, comp))
+    """The components of a mask (8-connected), measured. With ``lightness`` (Lab L), only the
+    tops count: the pixels within ``top_share`` of the blob's bright end. A cube's sides show or
+    hide depending on where it stands and on its neighbours, but n touching cubes always show n
+    tops."""
+    return measure_planes(mask, 1, footprint, cube_side, lightness, top_share, raw, config=config)[
+        0
+    ]
+
+
+def measure_planes(
+    masks: U8Image,
+    planes: int,
+    footprint: F32Image | float,
+    cube_side: F32Image | float,
+    lightness: U8Image | None = None,
+    top_share: float = 0.85,
+    raw: U8Image | None = None,
+    *,
+    index: I32Image | None = None,
+    width: int = 0,
+    groups: tuple[I32Image, npt.NDArray[Any], npt.NDArray[Any]] | None = None,
+    config: VisionConfig = DEFAULT_CONFIG,
+) -> list[list[Patch]]:
+    """:func:`measure` of several masks of one image at once (a colour each, stacked: ``masks``
+    and ``raw`` are ``planes`` times the image's height; their first and last rows empty).
+
+    ``index``: where each pixel of the image lies in the working image (flat index y *
+    ``width`` + x; the packed pieces of mosaic.py), whose maps ``footprint`` and ``cube_side``
+    are and whose coordinates the patches get. ``groups``: a group label per pixel, each
+    label's rank and box origin (x, y); patches come group by group, as when each group is
+    measured alone.
+    """
+    h, w = masks.shape[0] // planes, masks.shape[1]
+    out: list[list[Patch]] = [[] for _ in range(planes)]
+    n, comp_map = cv2.connectedComponents(masks, connectivity=8)
+    if n < 2:
+        return out
+    points = cv2.findNonZero(masks).reshape(-1, 2)  # (x, y), raster order
+    found = points[:, 1].astype(np.intp) * w + points[:, 0]
+    runs = Runs.of(comp_map.ravel()[found] - 1, n - 1)
+    at = found[runs.order]  # component by component, each in raster order
+    plane, local = at // (h * w), at % (h * w)
+    py, px = at // w, at % w  # in the stack
+    where = local if index is None else index.ravel()[local]
+    wide = w if index is None else width
+    wy, wx = where // wide, where % wide
+    first, last = runs.start, runs.start + runs.count - 1
+    left, right = runs.min(px), runs.max(px)
+    cx = runs.sum(wx.astype(np.float64)) / runs.count
+    cy = runs.sum(wy.astype(np.float64)) / runs.count
+    fp, side = _at_centroids(footprint, cx, cy), _at_centroids(cube_side, cx, cy)
+    shift_x, shift_y = (wx - px)[first], (wy - py)[first]
+    counted = runs.count.astype(np.float64)
+    tops: list[list[Top]] = [[] for _ in range(n - 1)]
+    if lightness is not None:
+        light = np.ascontiguousarray(lightness).ravel()[local]
+        own = raw.ravel()[at] > 0 if raw is not None else np.ones(at.size, bool)
+        boxes = (left, py[first], right - left + 1, py[last] - py[first] + 1)
+        counted, tops = _tops(runs, at, (py, px), boxes, light, own, top_share, fp, side, config)
+    # The order OpenCV finds components in (2x2 blocks in raster order), inside each group's
+    # box when grouped: later stages take the first of equals.
+    if groups is None:
+        order = np.lexsort((runs.min(block_order(wx, wy, wide)), plane[first]))
+    else:
+        group_map, rank, origin = groups
+        g = group_map.ravel()[local]
+        inner = runs.min(block_order(wx - origin[g, 0], wy - origin[g, 1], wide))
+        order = np.lexsort((inner, rank[g[first]], plane[first]))
+    for i in order.tolist():
+        y0, y1 = int(py[first[i]]), int(py[last[i]])
+        x0, x1 = int(left[i]), int(right[i])
+        part = (comp_map[y0 : y1 + 1, x0 : x1 + 1] == i + 1).astype(np.uint8)
+        dx, dy = int(shift_x[i]), int(shift_y[i])
+        box = (x0 + dx, y0 + dy, x1 - x0 + 1, y1 - y0 + 1)
+        centroid = (float(cx[i]), float(cy[i]))
+        its = tuple(t.moved(dx, dy) for t in tops[i])
+        patch = Patch(float(counted[i]), centroid, box, float(fp[i]), float(side[i]), part, its)
+        out[int(plane[first[i]])].append(patch)
     return out
 
 
-def measure_in(
-    rois: list[tuple[int, int, int, int]],
-    groups: npt.NDArray[Any],
-    mask: U8Image,
-    footprint: F32Image,
-    cube_side: F32Image,
-    lightness: U8Image,
-    raw: U8Image,
-) -> list[Patch]:
-    """:func:`measure` inside each region of interest only: the work follows the pieces, not
-    the size of the frame. Region ``i`` is box ``rois[i]`` and the pixels where ``groups`` is
-    ``i + 1`` (boxes may overlap, groups do not)."""
-    out: list[Patch] = []
-    for index, (x, y, w, h) in enumerate(rois):
-        sub = mask[y : y + h, x : x + w] * (groups[y : y + h, x : x + w] == index + 1)
-        if not sub.any():
-            continue
-        for p in measure(
-            sub,
-            footprint[y : y + h, x : x + w],
-            cube_side[y : y + h, x : x + w],
-            lightness[y : y + h, x : x + w],
-            raw=raw[y : y + h, x : x + w],
-        ):
-            bx, by, bw, bh = p.bbox
-            out.append(
-                replace(
-                    p,
-                    centroid=(p.centroid[0] + x, p.centroid[1] + y),
-                    bbox=(bx + x, by + y, bw, bh),
-                    tops=tuple((a, t, tx + x, ty + y) for a, t, tx, ty in p.tops),
-                )
-            )
-    return out
+def _at_centroids(values: F32Image | float, cx: npt.NDArray[Any], cy: npt.NDArray[Any]) -> Any:
+    """A per-pixel map's value at each centroid pixel (or the one value)."""
+    if not isinstance(values, np.ndarray):
+        return np.full(cx.shape, float(values))
+    ix = np.minimum(cx.astype(np.int64), values.shape[1] - 1)
+    iy = np.minimum(cy.astype(np.int64), values.shape[0] - 1)
+    return values[iy, ix].astype(np.float64)
 
 
-def _top_lightness(values: npt.NDArray[Any]) -> float:
-    """The lightness of the cube tops in a blob: the brightest of its common lightnesses.
+def _tops(
+    runs: Runs,
+    at: npt.NDArray[Any],
+    yx: tuple[npt.NDArray[Any], npt.NDArray[Any]],
+    box: tuple[npt.NDArray[Any], ...],
+    light: npt.NDArray[Any],
+    own: npt.NDArray[Any],
+    top_share: float,
+    fp: npt.NDArray[Any],
+    side: npt.NDArray[Any],
+    config: VisionConfig,
+) -> tuple[npt.NDArray[Any], list[list[Top]]]:
+    """Counted (top) pixels of each component and its bright tops (in the mask's own
+    coordinates), each top a 4-connected patch of the top pixels. ``box``: each component's
+    box (x, y, w, h); ``light``/``own``: each pixel's lightness, and whether it is the mask's;
+    ``fp``/``side``: each component's cube top area and side."""
+    m = runs.count.size
+    comp = runs.label
+    hist = np.bincount(comp[own] * 64 + (light[own] >> 2), minlength=m * 64)
+    mode = _top_lightness(hist.reshape(m, 64).astype(np.float32))
+    band = np.maximum(mode * (1 - top_share), TOP_NOISE)
+    top = own & (np.abs(light.astype(np.int16) - mode[comp]) <= band[comp])
+    valued = np.bincount(comp[own], minlength=m) > 0
+    counted = np.where(valued, np.bincount(comp[top], minlength=m), runs.count)
+    tops: list[list[Top]] = [[] for _ in range(m)]
+    chosen = np.flatnonzero(top)
+    if not chosen.size:
+        return counted.astype(np.float64), tops
+    # The tops are looked at in their components' boxes, packed a pixel apart: a top's patch
+    # and depth depend only on its own component's pixels (no other component touches it).
+    bx, by, bw, bh = box
+    ox, oy, size = pack_boxes(bw, bh)
+    owner_of = comp[chosen]
+    qy = oy[owner_of] + yx[0][chosen] - by[owner_of] + 1  # (+1: a border for the transform)
+    qx = ox[owner_of] + yx[1][chosen] - bx[owner_of] + 1
+    packed = np.zeros((size[1] + 2, size[0] + 2), np.uint8)
+    packed[qy, qx] = 1
+    k, parts = cv2.connectedComponents(packed, connectivity=4)
+    tops_of = Runs.of(parts[qy, qx] - 1, k - 1)
+    chosen = chosen[tops_of.order]  # top by top, each in raster order
+    qy, qx = qy[tops_of.order], qx[tops_of.order]
+    first = tops_of.start
+    owner = comp[chosen[first]]
+    # Smaller than this: a glint or a sliver, no need to measure its thickness.
+    kept = np.flatnonzero(tops_of.count >= 0.3 * fp[owner])
+    if not kept.size:
+        return counted.astype(np.float64), tops
+    # A blob's tops in raster order of their first pixels (as OpenCV numbers them).
+    kept = kept[np.argsort(at[chosen[first[kept]]], kind="stable")]
+    depth = cv2.distanceTransform(packed, cv2.DIST_L2, 3)[qy, qx]
+    best = tops_of.max(depth)
+    deep = np.flatnonzero(depth == best[tops_of.label])
+    deepest = chosen[deep[np.searchsorted(deep, first)]]  # each top's first deepest pixel
+    ty, tx = yx[0][deepest], yx[1][deepest]
+    for j in kept.tolist():
+        area, o = float(tops_of.count[j]), int(owner[j])
+        length = width = float(np.sqrt(area))
+        cells = 1
+        # A top as big as a cube's or more may be several cubes': its shape says how many.
+        if area >= config.top_shape_from * fp[o]:
+            ys = qy[first[j] : first[j] + tops_of.count[j]]
+            xs = qx[first[j] : first[j] + tops_of.count[j]]
+            part = np.zeros((int(ys.max() - ys.min()) + 1, int(xs.max() - xs.min()) + 1), np.uint8)
+            part[ys - ys.min(), xs - xs.min()] = 1
+            length, width, cells = top_shape(part, float(side[o]), config)
+        tops[o].append(Top(area, float(best[j]), float(tx[j]), float(ty[j]), length, width, cells))
+    return counted.astype(np.float64), tops
+
+
+def _top_lightness(hist: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """The lightness of the cube tops in each blob (a row of ``hist``: its lightness histogram
+    in 64 bins): the brightest of its common lightnesses.
 
     Tops face the lamp: of the faces a blob shows in strength, they are the brightest. Far from
     the camera's axis a side can show as much as the top, so the commonest lightness alone
     would pick the side. Thin bright edges (a black cube's) are too few to count as a face.
     """
-    hist = np.bincount(values >> 2, minlength=64).astype(np.float32)
-    smooth = np.convolve(hist, np.array([1.0, 2.0, 1.0], np.float32), mode="same")
-    common = int(smooth.argmax())
-    if 4 * common < DARK_TOP:
-        return 4.0 * common + 2.0  # a black cube: its top is its commonest, darkest face
-    strong = smooth >= TOP_PEAK_SHARE * smooth.max()
-    peaks = [
-        i
-        for i in range(len(smooth))
-        if strong[i]
-        and smooth[i] >= (smooth[i - 1] if i else 0.0)
-        and smooth[i] >= (smooth[i + 1] if i + 1 < len(smooth) else 0.0)
-    ]
-    return 4.0 * float(max(peaks)) + 2.0
+    smooth = 2 * hist
+    smooth[:, 1:] += hist[:, :-1]
+    smooth[:, :-1] += hist[:, 1:]
+    common = smooth.argmax(axis=1)
+    strong = smooth >= TOP_PEAK_SHARE * smooth.max(axis=1, keepdims=True)
+    before = np.zeros_like(smooth)
+    before[:, 1:] = smooth[:, :-1]
+    after = np.zeros_like(smooth)
+    after[:, :-1] = smooth[:, 1:]
+    peaks = strong & (smooth >= before) & (smooth >= after)
+    brightest = smooth.shape[1] - 1 - np.argmax(peaks[:, ::-1], axis=1)
+    # A black cube: its top is its commonest, darkest face.
+    out: npt.NDArray[Any] = np.where(4 * common < DARK_TOP, 4.0 * common, 4.0 * brightest) + 2.0
+    return out
 
 
 def footprint_factor(
@@ -204,11 +302,11 @@ def footprint_factor(
     """
     # Thick tops are whole cube tops (seams part touching cubes); without tops, whole blobs.
     ratios = sorted(
-        a / p.footprint
+        t.area / p.footprint
         for p in patches
-        for a, thick, _, _ in p.tops
-        if thick >= config.min_top_thickness * p.side
-        and a / p.footprint >= config.min_blob_cubes * prior
+        for t in p.tops
+        if t.thick >= config.min_top_thickness * p.side
+        and t.area / p.footprint >= config.min_blob_cubes * prior
     ) or sorted(
         p.area / p.footprint
         for p in patches
@@ -254,18 +352,17 @@ def count_patches(
         x, y, w, h = p.bbox
         if p.tops:
             # The dark seams keep touching cubes' tops apart: each whole top is a seed, and a
-            # top that is more than one (seams lost to blur) counts by its area. Lit slivers
+            # top that is more than one (seams lost to blur) counts by its shape. Lit slivers
             # of sides are no tops (too thin). The blob's area (estimate) is the cross-check.
             whole = [
-                a / unit
-                for a, thick, _, _ in p.tops
-                if a / unit >= config.min_top_cubes and thick >= config.min_top_thickness * p.side
+                t
+                for t in p.tops
+                if t.area / unit >= config.min_top_cubes
+                and t.thick >= config.min_top_thickness * p.side
             ]
             seeds = len(whole)
             if whole:
-                # A single top reads up to ~1.3 cubes (a lit bevel joins it); two merged
-                # tops read ~2: the bar for "two" is set high.
-                cubes = sum(_top_cubes(a, config) for a in whole)
+                cubes = sum(top_cubes(t, unit, config) for t in whole)
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
         centres: tuple[tuple[float, float], ...] = (p.centroid,) * cubes
@@ -275,13 +372,44 @@ def count_patches(
     return blobs
 
 
-def _top_cubes(area: float, config: VisionConfig) -> int:
-    """Cubes under one bright top of ``area`` cube tops. One top reads up to ~1.5 (a lit bevel
-    joins it, blur spreads it): the bar for two is high. A top of several cubes whose seams
-    blur lost reads more than one cube top per cube (bevels, halo)."""
-    if area < config.merged_top_from:
-        return max(1, round(area - 0.25))
-    return max(1, round((area - 0.25) / config.merged_top_cubes))
+def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, float, int]:
+    """A top's smallest enclosing rectangle (long and short side, pixels) and how many of its
+    cube-sized cells the top covers.
+
+    Blur eats a top's edges and spreads its bevels, so its area says little (a lone top reads
+    0.6-1.5 cube tops on the labelled renders), but the rectangle keeps the cubes' layout: a
+    row of n is n sides long; a block or an L covers the cells of its rectangle that hold a
+    cube, judged at each cell's centre, far from the blurred edges.
+    """
+    box = cv2.boxPoints(cv2.minAreaRect(cv2.findNonZero(part)))
+    origin = box[0]
+    edges = [box[1] - origin, box[3] - origin]
+    # +1: the rectangle runs through the outer pixels' centres.
+    sizes = [float(np.hypot(*e)) + 1.0 for e in edges]
+    long_i = 0 if sizes[0] >= sizes[1] else 1
+    length, width = sizes[long_i], sizes[1 - long_i]
+    along = max(1, round(length / (config.top_length_sides * side)))
+    across = max(1, round(width / (config.top_width_sides * side)))
+    if along * across == 1:
+        return length, width, 1
+    u, v = edges[long_i], edges[1 - long_i]
+    h, w = part.shape
+    cells = 0
+    for i in range(along):
+        for j in range(across):
+            cx, cy = origin + u * ((i + 0.5) / along) + v * ((j + 0.5) / across)
+            ix, iy = min(max(round(float(cx)), 0), w - 1), min(max(round(float(cy)), 0), h - 1)
+            cells += bool(part[max(iy - 1, 0) : iy + 2, max(ix - 1, 0) : ix + 2].mean() >= 0.5)
+    return length, width, max(1, cells)
+
+
+def top_cubes(top: Top, unit: float, config: VisionConfig) -> int:
+    """Cubes under one bright top: the cells of its rectangle it covers (see top_shape); a
+    ragged top (a cube half under another piece, a glint) counts by its area."""
+    fill = top.area / max(1.0, top.length * top.width)
+    if fill < config.top_min_fill:
+        return max(1, round(top.area / unit / config.merged_top_cubes))
+    return top.cells
 
 
 def find_blobs(

@@ -18,12 +18,13 @@ import numpy.typing as npt
 
 from companion.vision.colour import BACKGROUND
 from companion.vision.config import VisionConfig
-from companion.vision.cubes import Patch, clean, measure
+from companion.vision.cubes import Patch, clean, measure_planes
 from companion.vision.geometry import Geometry
 from companion.vision.hand import white_cast
 from companion.vision.layout import Layout
 from companion.vision.local_print import GREY, local_print
 from companion.vision.masks import fill_small_holes
+from companion.vision.mosaic import Mosaic
 
 Image = npt.NDArray[Any]
 
@@ -67,9 +68,9 @@ def dark_pieces(lab: Image, labels: Image, geo: Geometry, config: VisionConfig) 
     print_ = board & (labels == BACKGROUND)
     window = round(config.dark_piece_window * geo.mm_px)
     local = local_print(lab, print_, window)
-    cast = np.array(white_cast(lab, geo.white), np.float32)
-    paper_l = lab[geo.white][:, 0]
-    paper = float(np.percentile(GREY[paper_l], 85)) if paper_l.size else 255.0
+    markers = lab.reshape(-1, 3)[geo.white]
+    cast = np.array(white_cast(markers), np.float32)
+    paper = float(np.percentile(GREY[markers[:, 0]], 85)) if markers.size else 255.0
     grey = GREY[lab[..., 0]]
     print_grey = np.maximum(GREY[local[..., 0]], 1.0)
     ab = lab[..., 1:].astype(np.float32) - 128.0 - cast * np.clip(grey / paper, 0, 1)[..., None]
@@ -100,8 +101,10 @@ def find_figure(
     layout: Layout,
     config: VisionConfig,
     head: Callable[[tuple[float, float]], tuple[float, float]] | None = None,
+    to_work: Callable[[float, float], tuple[float, float]] | None = None,
 ) -> tuple[tuple[float, float], tuple[int, int, Image]] | None:
-    """Where a pawn's foot stands and its pixels.
+    """Where a pawn's foot stands and its pixels (in the mask's coordinates; ``to_work`` maps
+    them into the working image, whose geometry sizes things, when the mask is a mosaic's).
 
     Holes are filled first (a pawn's glint). Each blob is opened by a disc no cube can hold,
     so cubes touching the pawn and its head fall away; each part left that is thick enough
@@ -131,7 +134,8 @@ def find_figure(
         _, peak, _, loc = cv2.minMaxLoc(dist)
         fx, fy = float(loc[0] + x - 1), float(loc[1] + y - 1)
         # Sizes where the candidate stands (the board is seen smaller far away).
-        mm_px = float(geo.side[int(fy), int(fx)]) / cube
+        wx, wy = to_work(fx, fy) if to_work is not None else (fx, fy)
+        mm_px = float(geo.side[int(wy), int(wx)]) / cube
         radius = fig.diameter / 2 * mm_px
         cube_half = cube / 2 * mm_px
         # Between a cube's and the figure's inscribed radius (both lose a pixel or so to the
@@ -241,17 +245,17 @@ def find_big_top(
     expected = (fig.diameter / cube) ** 2 * config.top_factor
     best: tuple[float, int, int] | None = None
     for i, patch in enumerate(patches):
-        for j, (area, thick, _, _) in enumerate(patch.tops):
-            if thick < config.grande_thickness * threshold:
+        for j, top in enumerate(patch.tops):
+            if top.thick < config.grande_thickness * threshold:
                 continue
-            size = max(area / patch.footprint, 1e-3) / expected
-            like = thick / threshold - config.grande_size_weight * abs(math.log(size))
+            size = max(top.area / patch.footprint, 1e-3) / expected
+            like = top.thick / threshold - config.grande_size_weight * abs(math.log(size))
             if best is None or like > best[0]:
                 best = (like, i, j)
     if best is None:
         return None
     _, i, j = best
-    _, _, fx, fy = patches[i].tops[j]
+    fx, fy = patches[i].tops[j].x, patches[i].tops[j].y
     if take:
         _take(patches, i, j)
     return fx, fy
@@ -266,10 +270,12 @@ def find_grande(
     config: VisionConfig,
     lightness: Image,
     dark: bool = False,
+    pieces: Mosaic | None = None,
 ) -> tuple[float, float] | None:
-    """Where a grande's top shows (see :func:`find_big_top`), looked for on ``seen`` (its
-    colour's pixels; the black grande's with the dark ones); its top is then taken out of
-    the ``counted`` patches of its colour.
+    """Where a grande's top shows in the working image (see :func:`find_big_top`), looked for
+    on ``seen`` (its colour's pixels; the black grande's with the dark ones; the mosaic's
+    ``pieces`` when given); its top is then taken out of the ``counted`` patches of its
+    colour.
 
     Sensor noise speckles a top at the colour model's reach (a few pixels of it fall out),
     and the thickness of a top is very sensitive to that: the pixels are closed over the
@@ -277,15 +283,37 @@ def find_grande(
     lightness is judged over 3x3 pixels (not a coloured one's: the thin dark seams between
     touching cubes would go).
     """
-    closed = cv2.morphologyEx(seen, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    closed = cv2.morphologyEx(seen, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) > 0
+    if pieces is not None:
+        closed &= pieces.inside > 0  # (the mosaic's cut-outs lie a pixel apart)
     side = fig.diameter * geo.mm_px
-    closed = fill_small_holes((closed > 0).astype(np.uint8), config.figure_hole * side * side)
+    closed = fill_small_holes(closed.astype(np.uint8), config.figure_hole * side * side) > 0
+    if pieces is not None:
+        closed &= pieces.inside > 0
+    found: Image = closed.astype(np.uint8) * np.uint8(255)
     light = cv2.medianBlur(lightness, 3) if dark else lightness
-    wider = measure(closed, geo.footprint, geo.side, light)
+    # (measure_planes wants the first and last rows empty, as the mosaic's are.)
+    pad = ((1, 1), (0, 0))
+    wider = measure_planes(
+        np.pad(found, pad),
+        1,
+        geo.footprint,
+        geo.side,
+        np.pad(light, pad),
+        index=np.pad(pieces.index if pieces is not None else _raster(closed.shape), pad),
+        width=pieces.width if pieces is not None else closed.shape[1],
+        config=config,
+    )[0]
     top = find_big_top(wider, fig, geo, layout, config, take=False)
     if top is not None:
         take_top_at(counted, top, fig.diameter / 2 * geo.mm_px)
     return top
+
+
+def _raster(shape: tuple[int, ...]) -> Image:
+    """Each pixel's flat index in an image of that shape (it is its own working image)."""
+    out: Image = np.arange(shape[0] * shape[1], dtype=np.intp).reshape(shape[:2])
+    return out
 
 
 def take_top_at(patches: list[Patch], at: tuple[float, float], reach: float) -> None:
@@ -293,8 +321,8 @@ def take_top_at(patches: list[Patch], at: tuple[float, float], reach: float) -> 
     another mask (the black grande on the dark pixels too) is not counted as cubes."""
     near: tuple[float, int, int] | None = None
     for i, patch in enumerate(patches):
-        for j, (_, _, tx, ty) in enumerate(patch.tops):
-            d = math.hypot(tx - at[0], ty - at[1])
+        for j, top in enumerate(patch.tops):
+            d = math.hypot(top.x - at[0], top.y - at[1])
             if d <= reach and (near is None or d < near[0]):
                 near = (d, i, j)
     if near is not None:
@@ -303,7 +331,7 @@ def take_top_at(patches: list[Patch], at: tuple[float, float], reach: float) -> 
 
 def _take(patches: list[Patch], i: int, j: int) -> None:
     patch = patches[i]
-    area = patch.tops[j][0]
+    area = patch.tops[j].area
     rest = patch.tops[:j] + patch.tops[j + 1 :]
-    share = area / max(1.0, sum(t[0] for t in patch.tops))
+    share = area / max(1.0, sum(t.area for t in patch.tops))
     patches[i] = replace(patch, tops=rest, area=max(0.0, patch.area * (1 - share)))

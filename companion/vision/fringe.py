@@ -20,11 +20,14 @@ _W = np.array([L_WEIGHT, 1.0, 1.0], np.float32)
 SHADE = 0.4  # a cube's darkest side: this share of its top's lightness and chroma
 
 
-def _segment_distance(p: Image, a: Image, b: Image) -> Image:
-    """Distance of each row of ``p`` from the segment a-b (weighted Lab)."""
-    ab = b - a
-    t = np.clip(((p - a) @ ab) / max(float(ab @ ab), 1e-6), 0.0, 1.0)
-    d: Image = np.linalg.norm(p - (a + t[:, None] * ab), axis=1)
+def _segment_distance(p: Image, a: Image, ends: Image) -> Image:
+    """Distance of each row of ``p`` from the nearest of the segments from ``a`` to each row of
+    ``ends`` (weighted Lab)."""
+    ab = ends - a  # K x 3
+    pa = p - a
+    denom = np.maximum(np.einsum("kc,kc->k", ab, ab), np.float32(1e-6))
+    t = np.clip((pa[:, None, :] * ab[None]).sum(axis=2) / denom, 0.0, 1.0)
+    d: Image = np.linalg.norm(p[:, None, :] - (a + t[..., None] * ab[None]), axis=2).min(axis=1)
     return d
 
 
@@ -36,38 +39,35 @@ def drop_fringes(
     their own colour, become background."""
     if not model.background:
         return
-    present = {n: labels == model.label(n) for n in names if n in model.names}
-    present = {n: m for n, m in present.items() if m.any()}
+    codes = [model.label(n) for n in names if n in model.names]
+    present = [(c, labels == c) for c in codes]
+    present = [(c, m) for c, m in present if m.any()]
     if len(present) < 2:
         return
     kernel = np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)
-    near = {n: cv2.dilate(m.astype(np.uint8), kernel) > 0 for n, m in present.items()}
-    bg = [np.array(r, np.float32) * _W for r in model.background]
-    for x, mask_x in present.items():
-        ref_x = np.array(model.pieces[x][0], np.float32) * _W
-        others = [y for y in present if y != x]
-        near_any = np.zeros_like(mask_x)
-        for y in others:
-            near_any |= near[y]
-        ys, xs = np.nonzero(mask_x & near_any)
-        if ys.size == 0:
+    near = [cv2.dilate(m.view(np.uint8), kernel) for _, m in present]
+    # A pixel of one of the colours near another: near two of them (its own and another).
+    around = np.sum(near, axis=0, dtype=np.uint8)
+    mine = np.zeros(labels.shape, np.int8) - 1
+    for i, (_, m) in enumerate(present):
+        mine[m] = i
+    at = np.flatnonzero((around >= 2) & (mine >= 0))
+    if not at.size:
+        return
+    own = mine.ravel()[at]
+    refs = np.array([model.pieces[model.names[c - 1]][0] for c, _ in present], np.float32) * _W
+    p = lab.reshape(-1, 3)[at].astype(np.float32) * _W
+    d_own = np.linalg.norm(p - refs[own], axis=1)
+    d_mix = np.full(at.size, np.inf, np.float32)
+    bg = np.array(model.background, np.float32) * _W
+    for i, ref_y in enumerate(refs):
+        sel = (own != i) & (near[i].ravel()[at] > 0)
+        if not sel.any():
             continue
-        p = lab[ys, xs].astype(np.float32) * _W
-        d_own = np.linalg.norm(p - ref_x, axis=1)
-        d_mix = np.full(ys.size, np.inf, np.float32)
-        for y in others:
-            sel = near[y][ys, xs]
-            if not sel.any():
-                continue
-            ref_y = np.array(model.pieces[y][0], np.float32) * _W
-            # Its own shaded side: darker and duller.
-            shade_y = ref_y.copy()
-            shade_y[0] *= SHADE
-            shade_y[1:] = 128.0 + (ref_y[1:] - 128.0) * SHADE
-            q = p[sel]
-            d = _segment_distance(q, ref_y, shade_y)
-            for ref_b in bg:
-                d = np.minimum(d, _segment_distance(q, ref_y, ref_b))
-            d_mix[sel] = np.minimum(d_mix[sel], d)
-        fringe = d_mix < d_own
-        labels[ys[fringe], xs[fringe]] = BACKGROUND
+        # Its own shaded side (darker and duller), or the board: what its edge blurs into.
+        shade_y = ref_y.copy()
+        shade_y[0] *= SHADE
+        shade_y[1:] = 128.0 + (ref_y[1:] - 128.0) * SHADE
+        d = _segment_distance(p[sel], ref_y, np.vstack([shade_y, bg]))
+        d_mix[sel] = np.minimum(d_mix[sel], d)
+    labels.ravel()[at[d_mix < d_own]] = BACKGROUND

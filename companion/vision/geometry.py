@@ -49,12 +49,13 @@ class Geometry:
     side: npt.NDArray[Any]  # a cube's side in working pixels
     board: Image  # 255 over the board's areas (where a hand matters)
     ignore: npt.NDArray[Any]  # printed markers: black and white, not pieces
+    readable: Image  # 0 where ``ignore``, else 255: a mask that clears the ignored labels
     tray: Image | None
     mm_px: float  # working pixels per board mm at the board centre
     hand_zone: npt.NDArray[Any]  # where a hand matters, at half resolution
     area_zone: npt.NDArray[Any]  # the areas and places, at half resolution
     outside: npt.NDArray[Any]  # off the board, at half resolution
-    white: npt.NDArray[Any]  # the board markers with their white margins
+    white: npt.NDArray[Any]  # flat indices of the board markers' paper (with their margins)
     typical_footprint: float
     tray_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     tile_mask: npt.NDArray[Any] | None = None
@@ -208,7 +209,7 @@ def build_geometry(
         hand_zone=((ignore == 0) & (tower == 0) & (inner > 0))[::2, ::2],
         area_zone=(on_board & (loose == 0))[::2, ::2],
         outside=outside,
-        white=white > 0,
+        white=np.flatnonzero(white),
         typical_footprint=float(np.median((side * side)[on_board])) if on_board.any() else 81.0,
         tray_box=_box(tray) if tray is not None else (0, 0, 0, 0),
         tile_mask=tile_mask if tile_mask.any() else None,
@@ -226,6 +227,7 @@ def build_geometry(
         side=side,
         board=board,
         ignore=ignore > 0,
+        readable=np.where(ignore > 0, 0, 255).astype(np.uint8),
         tray=tray,
         mm_px=cube_px * scale / cube_mm,
     )

@@ -14,83 +14,156 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.colour import BACKGROUND, UNKNOWN
+from companion.vision.colour import BACKGROUND, UNKNOWN, unpack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 
 Image = npt.NDArray[Any]
 
 
-def white_cast(lab: Image, white: Image) -> tuple[float, float]:
-    """The light's colour cast (Lab a, b offsets) from the printed markers' white paper: the
-    brighter part of the pixels under ``white`` (the markers with their margins)."""
-    pixels = lab[white]
-    if pixels.shape[0] < 16:
+def white_cast(paper: Image) -> tuple[float, float]:
+    """The light's colour cast (Lab a, b offsets) from the Lab pixels (N x 3) of the printed
+    markers' white paper (the markers with their margins): their brighter part (the lightest
+    30 %), by the median."""
+    if paper.shape[0] < 16:
         return 0.0, 0.0
-    light = pixels[:, 0]
-    paper = pixels[light >= np.percentile(light, 70)]
-    return float(np.median(paper[:, 1])) - 128.0, float(np.median(paper[:, 2])) - 128.0
+    light = paper[:, 0]
+    bright = paper[light >= _percentile(np.bincount(light, minlength=256), 70.0)]
+    a = np.bincount(bright[:, 1], minlength=256)
+    b = np.bincount(bright[:, 2], minlength=256)
+    return _percentile(a, 50.0) - 128.0, _percentile(b, 50.0) - 128.0
+
+
+def _percentile(hist: Image, q: float) -> float:
+    """``np.percentile`` (linear) of the values a histogram of 8-bit values counts: the same
+    number, from 256 counts instead of a sort."""
+    n = int(hist.sum())
+    at = (n - 1) * (np.float64(q) / 100)
+    below = np.floor(at)
+    gamma = float(at - below)
+    ends = np.cumsum(hist)
+    a = float(np.searchsorted(ends, below, side="right"))
+    b = float(np.searchsorted(ends, min(below + 1, n - 1), side="right"))
+    # numpy's interpolation, term for term (so the result is the same to the last bit)
+    return a + (b - a) * gamma if gamma < 0.5 else b - (b - a) * (1 - gamma)
+
+
+def _run(inside: Image) -> tuple[int, int]:
+    """First and last true index of a boolean run over 0..255 ((1, 0): none)."""
+    where = np.flatnonzero(inside)
+    return (int(where[0]), int(where[-1])) if where.size else (1, 0)
+
+
+def skin_box(
+    cast: tuple[float, float] = (0.0, 0.0), config: VisionConfig = DEFAULT_CONFIG
+) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """Skin as a box of OpenCV 8-bit Lab values (lowest, highest), the light's ``cast`` (see
+    :func:`white_cast`) taken off: warm, mid-light, moderately saturated."""
+    # Each channel's test is an interval of its 256 values.
+    values = np.arange(256, dtype=np.float32)
+    lo_a, hi_a = config.skin_a
+    lo_b, hi_b = config.skin_b
+    a0, a1 = _run(((values - cast[0]) > lo_a) & ((values - cast[0]) < hi_a))
+    b0, b1 = _run(((values - cast[1]) > lo_b) & ((values - cast[1]) < hi_b))
+    l0, l1 = _run(np.arange(256) > config.skin_l)
+    return (l0, a0, b0), (l1, a1, b1)
 
 
 def skin_mask(
     lab: Image, cast: tuple[float, float] = (0.0, 0.0), config: VisionConfig = DEFAULT_CONFIG
 ) -> Image:
-    """Warm, mid-light, moderately saturated pixels (OpenCV 8-bit Lab), as under neutral light:
-    ``cast`` (see :func:`white_cast`) is taken off first."""
-    a = lab[..., 1].astype(np.float32) - cast[0]
-    b = lab[..., 2].astype(np.float32) - cast[1]
-    lo_a, hi_a = config.skin_a
-    lo_b, hi_b = config.skin_b
-    out: Image = (a > lo_a) & (a < hi_a) & (b > lo_b) & (b < hi_b) & (lab[..., 0] > config.skin_l)
+    """Skin pixels of an OpenCV 8-bit Lab image under light of that ``cast``."""
+    low, high = skin_box(cast, config)
+    out: Image = cv2.inRange(np.ascontiguousarray(lab), low, high) > 0
     return out
+
+
+class SkinColours:
+    """Which BGR colours are skin (:func:`skin_mask` of their Lab): under light of the frame's
+    cast, and under neutral light. A cache over all 24-bit colours (packed as
+    colour.pack_bgr packs them), filled as colours are first seen, started again when the
+    cast moves the skin box: a frame's skin is one lookup, not a Lab conversion."""
+
+    _KNOWN, _CAST, _NEUTRAL = 1, 2, 4
+
+    def __init__(self, config: VisionConfig = DEFAULT_CONFIG) -> None:
+        self.config = config
+        self._neutral = skin_box(config=config)
+        self._box: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
+        self._table = np.zeros(1 << 24, np.uint8)
+
+    def masks(self, packed: Image, cast: tuple[float, float]) -> tuple[Image, Image]:
+        """Skin under the cast, and under neutral light, of packed BGR pixels."""
+        box = skin_box(cast, self.config)
+        if box != self._box:
+            self._table[:] = 0
+            self._box = box
+        bits = np.take(self._table, packed)
+        missing = bits == 0
+        if cv2.countNonZero(missing.view(np.uint8)):
+            keys = packed[missing]
+            lab = cv2.cvtColor(unpack_bgr(keys)[:, None], cv2.COLOR_BGR2Lab)
+            new = (
+                self._KNOWN
+                | (self._CAST * (cv2.inRange(lab, *box)[:, 0] > 0))
+                | (self._NEUTRAL * (cv2.inRange(lab, *self._neutral)[:, 0] > 0))
+            ).astype(np.uint8)
+            self._table[keys] = new
+            bits[missing] = new
+        return (bits & self._CAST) > 0, (bits & self._NEUTRAL) > 0
 
 
 def hand_check(
     labels: Image,
-    lab: Image,
+    skin: tuple[Image, Image],
     hand_zone: Image,
     area_zone: Image,
     outside: Image,
     typical_footprint: float,
     config: VisionConfig,
-    white: Image | None = None,
 ) -> str | None:
     """Why this frame shows a hand or arm over the board, or None.
 
-    ``labels``/``lab`` are the working image's; the zones are at half its resolution (a hand is
-    big: every other pixel of every other row is plenty). ``hand_zone``: where a hand matters
-    (the board but its markers and the tower); ``area_zone``: the areas; ``outside``: off the
-    board. ``white``: the markers' paper in the working image, to take the light's colour cast
-    off (warm light makes the whole board look like skin).
+    ``labels``, ``skin`` and the zones are at half the working image's resolution (a hand is
+    big: every other pixel of every other row is plenty). ``skin``: skin under the light's cast
+    (taken from the markers' paper: warm light makes the whole board look like skin) and skin
+    under neutral light (see :class:`SkinColours`). ``hand_zone``: where a hand matters (the
+    board but its markers and the tower); ``area_zone``: the areas; ``outside``: off the board.
     """
-    cast = white_cast(lab, white) if white is not None else (0.0, 0.0)
-    lab = lab[::2, ::2]
-    labels = labels[::2, ::2]
     # Skin as under neutral light; or skin as the camera sees it where the colour model does
     # not take it for the board (a cast misjudged by glare on a marker).
-    skin = skin_mask(lab, cast, config) | (skin_mask(lab, config=config) & (labels != BACKGROUND))
+    skin_cast, skin_plain = skin
+    skin_any = skin_cast | (skin_plain & (labels != BACKGROUND))
     unknown = labels == UNKNOWN
     # Over the areas anything of no known colour is suspect; over bare mat or the board's
     # frame (scoreboards, print, the tower's shadow) only skin is.
-    strange = (unknown & area_zone) | (skin & hand_zone)
-    # What joins a blob to the world outside the board: skin or anything unknown on the
-    # board's frame (a sleeve), skin off the board (the forearm).
-    reach = strange | (unknown & hand_zone) | (skin & outside)
+    strange = (unknown & area_zone) | (skin_any & hand_zone)
     kernel = np.ones((2, 2), np.uint8)
     blobs = cv2.morphologyEx(strange.astype(np.uint8), cv2.MORPH_OPEN, kernel)
-    n, parts, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
     limit = config.hand_min_cubes * typical_footprint / 4
-    big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= limit]
+    if cv2.countNonZero(blobs) < limit:
+        return None  # not enough of it for one big blob (most frames: no need to look closer)
+    n, parts = cv2.connectedComponents(blobs, connectivity=8)
+    points = cv2.findNonZero(blobs).reshape(-1, 2)
+    at = points[:, 1].astype(np.intp) * blobs.shape[1] + points[:, 0]
+    part = parts.ravel()[at]
+    area = np.bincount(part, minlength=n)
+    area[0] = 0
+    big = np.flatnonzero(area >= limit).tolist()
     if not big:
         return None
     # One blob must be that big by itself (scattered odd pixels joined by a grey mat are no
-    # hand), and reach off the board.
+    # hand), and reach off the board. What joins a blob to the world outside the board: skin
+    # or anything unknown on the board's frame (a sleeve), skin off the board (the forearm).
+    reach = strange | (unknown & hand_zone) | (skin_any & outside)
     reach = cv2.bitwise_or(cv2.morphologyEx(reach.astype(np.uint8), cv2.MORPH_OPEN, kernel), blobs)
-    _, comp = cv2.connectedComponents(reach, connectivity=8)
     border = np.zeros_like(outside)
     border[0, :] = border[-1, :] = border[:, 0] = border[:, -1] = True
     edge = cv2.dilate((outside | border).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    entering = set(np.unique(comp[edge]).tolist()) - {0}
     for i in big:
-        if set(np.unique(comp[parts == i]).tolist()) & entering:
-            return f"a hand or arm over the board (blob of {stats[i, cv2.CC_STAT_AREA]} px)"
+        # A blob lies in one piece of what joins it to the world: fill that piece from it.
+        y, x = divmod(int(at[np.argmax(part == i)]), blobs.shape[1])
+        _, _, _, (rx, ry, rw, rh) = cv2.floodFill(reach, None, (x, y), 2, flags=8)
+        joined = reach[ry : ry + rh, rx : rx + rw] == 2
+        if (joined & edge[ry : ry + rh, rx : rx + rw]).any():
+            return f"a hand or arm over the board (blob of {area[i]} px)"
     return None

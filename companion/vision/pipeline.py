@@ -28,15 +28,9 @@ import numpy.typing as npt
 
 from companion.vision.calibration import Calibration
 from companion.vision.castles import read_castles
-from companion.vision.colour import BACKGROUND, UNKNOWN
+from companion.vision.colour import BACKGROUND, UNKNOWN, pack_bgr, unpack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.cubes import (
-    Patch,
-    clean,
-    count_patches,
-    footprint_factor,
-    measure_in,
-)
+from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_planes
 from companion.vision.dice import read_dice
 from companion.vision.errors import VisionError
 from companion.vision.figures import (
@@ -48,8 +42,10 @@ from companion.vision.figures import (
 )
 from companion.vision.fringe import drop_fringes
 from companion.vision.geometry import Geometry, build_geometry, locate_movables
-from companion.vision.hand import hand_check
+from companion.vision.hand import SkinColours, hand_check, white_cast
 from companion.vision.layout import Layout, Pose
+from companion.vision.masks import Runs, block_order
+from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
 from companion.vision.standing import foot_of, top_of
 from companion.vision.still import is_moving, median_frame, thumbnail
@@ -61,25 +57,45 @@ class NotAFrame(VisionError, ValueError):
     """Something that is not a colour camera frame of the calibrated size."""
 
 
-def _piece_regions(
-    masks: Mapping[str, Image], colours: Sequence[str]
-) -> tuple[list[tuple[int, int, int, int]], npt.NDArray[Any]]:
+def _groups(
+    masks: Mapping[str, Image], colours: Sequence[str], pieces: Mosaic
+) -> tuple[Image, npt.NDArray[Any], npt.NDArray[Any]]:
     """Groups of piece-coloured pixels (all colours at once, grown by two pixels, so a blob
-    and its closing stay in one group): their boxes, and the group of every pixel."""
-    union: Image | None = None
+    and its closing stay in one group): a label per pixel, and each group's rank and box
+    origin in the working image. Blobs are measured group by group, in the order OpenCV finds
+    the groups in the working image (2x2 blocks in raster order)."""
+    union = np.zeros(pieces.index.shape, np.uint8)
     for colour in colours:
         m = masks.get(colour)
         if m is not None:
-            union = m.copy() if union is None else cv2.bitwise_or(union, m)
-    if union is None:
-        return [], np.zeros((1, 1), np.int32)
+            cv2.bitwise_or(union, m, dst=union)
     grown = cv2.dilate(union, np.ones((5, 5), np.uint8))
-    n, groups, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
-    out = []
-    for i in range(1, n):
-        x, y, bw, bh, _ = (int(v) for v in stats[i])
-        out.append((x, y, bw, bh))
-    return out, groups
+    n, groups = cv2.connectedComponents(grown, connectivity=8)
+    points = cv2.findNonZero(grown).reshape(-1, 2)
+    found = points[:, 1].astype(np.intp) * grown.shape[1] + points[:, 0]
+    where = pieces.index.ravel()[found]
+    inside = where >= 0  # (the margin beyond the working image's edge is not in it)
+    runs = Runs.of(groups.ravel()[found[inside]] - 1, n - 1)
+    where = where[inside][runs.order]
+    y, x = where // pieces.width, where % pieces.width
+    rank = np.r_[0, runs.min(block_order(x, y, pieces.width))]
+    origin = np.stack([np.r_[0, runs.min(x)], np.r_[0, runs.min(y)]], axis=1)
+    return groups, rank, origin
+
+
+def lab_of(packed: Image) -> Image:
+    """Lab (N x 3) of a list of packed pixels: the frame is converted only where it is needed."""
+    if not len(packed):
+        return np.zeros((0, 3), np.uint8)
+    lab: Image = cv2.cvtColor(unpack_bgr(packed)[:, None], cv2.COLOR_BGR2Lab)[:, 0]
+    return lab
+
+
+def _margin(config: VisionConfig) -> int:
+    """How far round each piece the stages after the hand check look (see mosaic.py): the
+    colour fringe's reach, or the pixel an opening (2x2) moves a mask plus the two that group
+    blobs (5x5), whichever is more."""
+    return max(config.fringe_px, 3)
 
 
 def _moved(old: Pose, new: Pose, config: VisionConfig) -> bool:
@@ -118,6 +134,7 @@ class Reader:
         # A calibrated factor is trusted more: a frame may move it only a little.
         self.spread = 1.15
         self.last_factors: dict[str, float] = {}
+        self._skin = SkinColours(config)
         self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
@@ -159,23 +176,48 @@ class Reader:
             tiles, courts, assumed = self._places_now(frame, courts)
         geo = self.geometry(tiles, courts)
         small = working_image(frame, geo)
-        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-        labels = self.colours.classify(lab)
-        labels[geo.ignore] = BACKGROUND
+        packed = pack_bgr(small)
+        labels = self.colours.classify_packed(packed)
+        cv2.bitwise_and(labels, geo.readable, dst=labels)
         game = self.layout.game
+        half = np.s_[::2, ::2]  # the hand check looks at every other pixel of every other row
+        cast = white_cast(lab_of(np.take(packed, geo.white)))
         hand = hand_check(
-            labels,
-            lab,
+            labels[half],
+            self._skin.masks(packed[half], cast),
             geo.hand_zone,
             geo.area_zone,
             geo.outside,
             geo.typical_footprint,
             self.config,
-            geo.white,
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
-        obs = self._read_pieces(labels, lab, geo, tiles or {}, frames)
+        # Castles and black pieces are read from the whole frame's Lab (against the print round
+        # them), dice from the frame itself; everything else from the mosaic of the pieces'
+        # surroundings.
+        black = game == "el-grande" and "black" in self.colours.names
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab) if geo.tile_mask is not None or black else None
+        # Castles are told from the piece-coloured pixels beside them.
+        coloured = (labels != BACKGROUND) & (labels != UNKNOWN) if lab is not None else None
+        dark = None
+        if black and lab is not None:
+            # Black pieces are looked for among dark hueless pixels too (glare makes them
+            # grey): the mosaic takes them in, as black, for the figures alone.
+            dark = dark_pieces(lab, labels, geo, self.config) > 0
+            darkened = labels.copy()
+            darkened[dark] = self.colours.label("black")
+            pieces = cut(darkened, packed, len(self.colours.names), _margin(self.config))
+            pieces = replace(
+                pieces,
+                labels=np.where(pieces.inside > 0, np.take(labels, pieces.index), 0).astype(
+                    np.uint8
+                ),
+            )
+        else:
+            pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
+        dark_cut = pieces.gather(dark) & (pieces.inside > 0) if dark is not None else None
+        obs = self._read_pieces(frame, pieces, lab, coloured, dark_cut, geo, tiles or {}, frames)
         if assumed:
             unread = dict(obs.unread)
             for key in assumed:
@@ -226,22 +268,27 @@ class Reader:
     # --- the stages after the hand check --------------------------------------------------------
     def _read_pieces(
         self,
-        labels: Image,
-        lab: Image,
+        frame: Image,
+        pieces: Mosaic,
+        frame_lab: Image | None,
+        coloured: Image | None,
+        dark: Image | None,
         geo: Geometry,
         tiles: Mapping[str, Pose],
         frames: int,
     ) -> Observation:
         cfg = self.config
         layout = self.layout
-        lightness = lab[..., 0]
+        labels = pieces.labels
+        lab = cv2.cvtColor(pieces.image, cv2.COLOR_BGR2Lab)
+        lightness = np.ascontiguousarray(lab[..., 0])
         counts: dict[str, dict[str, int]] = {p.id: {} for p in geo.places}
         confidence: dict[str, float] = {p.id: 1.0 for p in geo.places}
         flags: dict[str, list[str]] = {}
         unread: dict[str, str] = {}
         figures: dict[str, str | None] = {}
         castles: dict[str, str] = {}
-        in_tray = geo.tray > 0 if geo.tray is not None else None
+        in_tray = pieces.gather(geo.tray) > 0 if geo.tray is not None else None
         figure_list = figures_of(layout)
         cube_colours = (
             ("yellow", "green", "blue", "red", "black")
@@ -249,12 +296,17 @@ class Reader:
             else ("red", "blue", "yellow", "green", "pink")
         )
         drop_fringes(labels, lab, self.colours, cube_colours, cfg.fringe_px)
-        masks: dict[str, Image] = {}
-        for name in self.colours.names:
-            m = (labels == self.colours.label(name)).astype(np.uint8) * 255
-            if in_tray is not None:
-                m[in_tray] = 0
-            masks[name] = clean(m)
+        # A mask per colour, stacked (the mosaic's empty first and last rows keep them apart):
+        # each operation below runs once for all colours.
+        names = self.colours.names
+        codes = np.array([self.colours.label(n) for n in names], np.uint8)
+        planes = labels[None] == codes[:, None, None]
+        if in_tray is not None:
+            planes &= ~in_tray
+        stack = clean(planes.reshape(-1, labels.shape[1]).view(np.uint8) * np.uint8(255))
+        # (Opening may shift a mask by a pixel: not beyond the working image.)
+        stack.reshape(planes.shape)[...] &= pieces.inside
+        masks: dict[str, Image] = dict(zip(names, stack.reshape(planes.shape), strict=True))
 
         def place_at(x: float, y: float) -> str | None:
             ix = min(max(int(x), 0), geo.size[0] - 1)
@@ -268,60 +320,79 @@ class Reader:
             vals = win[win > 0]
             return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
 
-        # Black pieces are looked for among dark pixels too (glare makes them grey).
+        # Figures are looked for on their colour's pixels; the black ones also on the dark.
         seen = dict(masks)
-        if layout.game == "el-grande":
-            dark = dark_pieces(lab, labels, geo, cfg)
-            seen["black"] = dark if "black" not in masks else cv2.bitwise_or(masks["black"], dark)
+        if dark is not None:
+            black = masks.get("black")
+            seen["black"] = dark.astype(np.uint8) * np.uint8(255)
+            if black is not None:
+                cv2.bitwise_or(seen["black"], black, dst=seen["black"])
         # Pawns first: each removes its own pixels from its colour's mask.
         for fig in figure_list:
-            if not fig.round_:
+            if not fig.round_ or fig.colour not in seen:
                 continue
             mask = masks.get(fig.colour)
-            if mask is None:
-                continue
 
             # A pawn's head ball shows off its foot (it is tall); it is the pawn's, no cube.
             def head(foot: tuple[float, float], fig: Figure = fig) -> tuple[float, float]:
+                wx, wy = pieces.to_work(*foot)
                 ball = fig.height - cfg.pawn_head * fig.diameter
-                return top_of(self.calibration, geo, foot, ball, cfg)
+                hx, hy = top_of(self.calibration, geo, (wx, wy), ball, cfg)
+                return foot[0] + hx - wx, foot[1] + hy - wy
 
-            found = find_figure(seen[fig.colour], fig, geo, layout, cfg, head)
+            found = find_figure(seen[fig.colour], fig, geo, layout, cfg, head, pieces.to_work)
             if found is None:
                 if fig.name in ("king", "charlemagne"):
                     figures[fig.name] = None
                     unread[fig.name] = "not seen on the board"
                 continue
             (fx, fy), (x, y, body) = found
-            figures[fig.name] = place_at(fx, fy)
+            figures[fig.name] = place_at(*pieces.to_work(fx, fy))
             # The figure's own pixels are no cubes; a sliver of edge round it stays behind
             # and is too small to count.
             grown = cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0
-            for m in {id(mask): mask, id(seen[fig.colour]): seen[fig.colour]}.values():
-                m[y : y + body.shape[0], x : x + body.shape[1]][grown] = 0
+            for m in (mask, seen[fig.colour]):
+                if m is not None:
+                    m[y : y + body.shape[0], x : x + body.shape[1]][grown] = 0
 
-        if layout.game == "carolus-magnus":
-            coloured = (labels != BACKGROUND) & (labels != UNKNOWN)
-            castles = read_castles(lab, geo, place_at, layout, cfg, pieces=coloured)
+        if layout.game == "carolus-magnus" and frame_lab is not None:
+            castles = read_castles(frame_lab, geo, place_at, layout, cfg, pieces=coloured)
 
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
-        rois, groups = _piece_regions(masks, cube_colours)
+        groups = _groups(masks, cube_colours, pieces)
+        # Counting by area: close the dark edge between a cube's top and its lit side, so one
+        # cube is one blob (the seams still part the tops, see cubes.measure).
+        closed = cv2.morphologyEx(stack, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        per_plane = measure_planes(
+            closed,
+            len(names),
+            geo.footprint,
+            geo.side,
+            lightness,
+            raw=stack,
+            index=pieces.index,
+            width=pieces.width,
+            groups=groups,
+            config=cfg,
+        )
         for colour in cube_colours:
-            mask = masks.get(colour)
-            if mask is None:
+            if colour not in names:
                 continue
-            # Counting by area: close the dark edge between a cube's top and its lit side, so
-            # one cube is one blob (the seams still part the tops, see cubes.measure).
-            closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-            measured[colour] = measure_in(
-                rois, groups, closed, geo.footprint, geo.side, lightness, mask
-            )
+            measured[colour] = per_plane[names.index(colour)]
             grande = next((f for f in figure_list if f.colour == colour and not f.round_), None)
             if grande is not None:
-                black = seen[colour] is not mask  # dark pixels added: a black top
+                black_top = seen[colour] is not masks[colour]  # dark pixels added
                 top = find_grande(
-                    measured[colour], seen[colour], grande, geo, layout, cfg, lightness, black
+                    measured[colour],
+                    seen[colour],
+                    grande,
+                    geo,
+                    layout,
+                    cfg,
+                    lightness,
+                    black_top,
+                    pieces,
                 )
                 if top is not None:
                     # Its top leans away from under the camera: the grande stands at its foot.
@@ -356,9 +427,8 @@ class Reader:
                         f"{colour}: area says {round(blob.estimate)}, tops say {blob.seeds}"
                     )
 
-        dice: tuple[str, ...] = ()
-        if geo.tray is not None:
-            dice = read_dice(lab, geo, layout, self.colours, cfg)
+        dice = read_dice(frame, geo, layout, cfg)
+        unread.update(dice.unread)
         for marker in layout.board_markers:
             if marker.id not in self.calibration.markers:
                 unread[f"marker {marker.id}"] = (
@@ -377,7 +447,7 @@ class Reader:
             counts=counts,
             figures=figures,
             castles=castles,
-            dice=dice,
+            dice=dice.faces,
             confidence=confidence,
             unread=unread,
             flags={k: tuple(v) for k, v in flags.items()},

@@ -14,7 +14,7 @@ from companion.vision.colour import (
     bgr_to_lab,
     nominal_model,
 )
-from companion.vision.cubes import find_blobs
+from companion.vision.cubes import count_patches, find_blobs, measure
 from companion.vision.still import StillGate, median_frame
 
 SIDE = 10
@@ -37,6 +37,19 @@ def test_shaded_colour_still_classified_but_far_colour_rejected() -> None:
     # Bright green is neither red, blue nor the board: unknown, never a guess.
     assert int(model.classify(lab_of((0, 255, 0)))[0, 0]) == UNKNOWN
     assert int(model.classify(lab_of((200, 215, 222)))[0, 0]) == BACKGROUND
+
+
+def test_a_bgr_frame_is_labelled_as_its_lab_conversion() -> None:
+    model = nominal_model(["red", "blue", "black"], background=(bgr_to_lab((200, 215, 222)),))
+    rng = np.random.default_rng(5)
+    frame = rng.integers(0, 256, (40, 50, 3), dtype=np.uint8)
+    frame[:10] = NOMINAL_BGR["red"]  # some colours seen again and again
+    want = model.classify(cv2.cvtColor(frame, cv2.COLOR_BGR2Lab))
+    assert set(np.unique(want).tolist()) >= {BACKGROUND, 1, UNKNOWN}
+    first = model.classify_bgr(frame)  # colours first seen: converted and cached
+    again = model.classify_bgr(frame[5:, 3:])  # from the cache, on a view of the frame
+    assert np.array_equal(first, want)
+    assert np.array_equal(again, want[5:, 3:])
 
 
 def test_model_json_round_trip_and_bad_values() -> None:
@@ -72,6 +85,52 @@ def test_touching_cubes_counted_by_area(cells: list[tuple[int, int]]) -> None:
     assert all(b.residual < 0.1 for b in blobs)
 
 
+def merged_tops(cells: list[tuple[int, int]], angle: float, seed: int) -> tuple[np.ndarray, ...]:
+    """Cubes whose seams blur erased: one bright top over all the cells (turned by ``angle``
+    degrees), a darker rim of sides round it, blurred and noisy; (mask, lightness)."""
+    big = 4  # drawn 4x larger, then shrunk: smooth edges at any angle
+    side = 12
+    top = np.zeros((120 * big, 120 * big), np.uint8)
+    for cx, cy in cells:
+        x, y = (30 + cx * side) * big, (30 + cy * side) * big
+        top[y : y + side * big, x : x + side * big] = 1
+    turn = cv2.getRotationMatrix2D((60 * big, 60 * big), angle, 1.0)
+    top = cv2.warpAffine(top, turn, top.shape[::-1], flags=cv2.INTER_NEAREST)
+    top = cv2.resize(top.astype(np.float32), (120, 120), interpolation=cv2.INTER_AREA)
+    body = cv2.dilate((top > 0.5).astype(np.uint8), np.ones((3, 3), np.uint8))
+    light = 60.0 * body + 130.0 * top
+    light = cv2.GaussianBlur(light.astype(np.float32), (0, 0), 1.2)
+    light += np.random.default_rng(seed).normal(0, 4, light.shape)
+    lightness = np.clip(light, 0, 255).astype(np.uint8)
+    mask = (cv2.GaussianBlur(body.astype(np.float32), (0, 0), 1.2) > 0.4).astype(np.uint8) * 255
+    return mask, lightness
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [(0, 0)],
+        [(0, 0), (1, 0)],
+        [(0, 0), (1, 0), (2, 0)],
+        [(0, 0), (1, 0), (2, 0), (3, 0)],
+        [(0, 0), (1, 0), (0, 1)],
+        [(0, 0), (1, 0), (0, 1), (1, 1)],
+        [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)],
+    ],
+)
+@pytest.mark.parametrize("angle", [0.0, 25.0, 45.0])
+def test_a_top_of_cubes_whose_seams_blur_erased_is_counted_by_its_shape(
+    cells: list[tuple[int, int]], angle: float
+) -> None:
+    """Its area alone misleads (blur eats the edges, the rim joins in); its enclosing
+    rectangle keeps the layout: a row, a block, an L."""
+    mask, lightness = merged_tops(cells, angle, seed=len(cells))
+    patches = measure(mask, 144.0, 12.0, lightness)
+    assert len(patches) == 1 and len(patches[0].tops) == 1
+    (blob,) = count_patches(patches, 1.0)
+    assert blob.cubes == len(cells)
+
+
 def test_half_hidden_cube_lowers_confidence() -> None:
     mask = draw_cubes([(0, 0), (1, 0)])
     mask[:, 5 + SIDE + SIDE // 2 :] = 0  # the second cube half covered
@@ -92,6 +151,101 @@ def test_specks_are_not_cubes() -> None:
     mask = np.zeros((40, 40), np.uint8)
     mask[10:12, 10:12] = 255
     assert find_blobs(mask, SIDE * SIDE, SIDE) == []
+
+
+def cube_table() -> tuple[np.ndarray, np.ndarray]:
+    """Labels (1, 2: two colours) and lightness of a few cubes: each a lit top inside a dimmer
+    rim; two touching, a colour beside another, one near the image's edge."""
+    labels = np.zeros((70, 130), np.uint8)
+    light = np.full(labels.shape, 90, np.uint8)
+    for x, y, label in [
+        (12, 10, 1),
+        (22, 10, 1),
+        (60, 14, 2),
+        (70, 14, 1),
+        (40, 44, 2),
+        (3, 50, 1),
+    ]:
+        labels[y : y + SIDE, x : x + SIDE] = label
+        light[y : y + SIDE, x : x + SIDE] = 150
+        light[y + 2 : y + SIDE - 2, x + 2 : x + SIDE - 2] = 210
+    return labels, light
+
+
+def test_packed_boxes_keep_a_pixel_apart() -> None:
+    from companion.vision.masks import pack_boxes
+
+    rng = np.random.default_rng(2)
+    for n in [1, 2, 7, 40]:
+        w, h = rng.integers(1, 30, n), rng.integers(1, 50, n)
+        xs, ys, (width, height) = pack_boxes(w, h)
+        canvas = np.zeros((height, width), np.int32)
+        for x, y, bw, bh in zip(xs, ys, w, h, strict=True):
+            # each box grown by a pixel to the right and down: the gap must stay empty
+            assert x >= 1 and y >= 1 and x + bw < width and y + bh < height
+            canvas[y : y + bh + 1, x : x + bw + 1] += 1
+        assert canvas.max() == 1
+        assert canvas.size < 4 * ((w + 1) * (h + 1)).sum() + 60 * 30  # not wasteful
+
+
+def test_touching_cubes_show_a_top_each() -> None:
+    from companion.vision.cubes import measure
+
+    labels, light = cube_table()
+    mask = np.where(labels == 1, 255, 0).astype(np.uint8)
+    patches = measure(mask, SIDE * SIDE, SIDE, light)
+    assert [p.bbox for p in patches] == [(12, 10, 20, 10), (70, 14, 10, 10), (3, 50, 10, 10)]
+    pair = patches[0]
+    assert pair.area == 2 * 36  # the two 6 x 6 tops count, not their rims
+    # Each top by itself: 6 px across, deepest first at its middle (raster order).
+    assert [(a, round(t, 2), x, y) for a, t, x, y, *_ in pair.tops] == [
+        (36.0, 2.87, 16.0, 14.0),
+        (36.0, 2.87, 26.0, 14.0),
+    ]
+
+
+def test_the_mosaic_of_the_pieces_reads_as_the_whole_image() -> None:
+    from companion.vision.cubes import clean, measure_planes
+    from companion.vision.mosaic import Mosaic, cut
+    from companion.vision.pipeline import _groups
+
+    labels, light = cube_table()
+    labels[40:44, 100:104] = 2  # a speck
+    packed = np.zeros(labels.shape, np.uint32)
+    pieces = cut(labels, packed, 2, margin=3)
+    assert pieces.labels.size < labels.size
+    assert np.array_equal(np.sort(pieces.labels[pieces.labels > 0]), np.sort(labels[labels > 0]))
+    h, w = labels.shape
+    index = np.arange(h * w, dtype=np.int32).reshape(h, w)
+    whole = Mosaic(labels, packed, index, w, np.full(labels.shape, 255, np.uint8))
+    read = []
+    for view, lightness in ((whole, light), (pieces, pieces.gather(light))):
+        masks = {c: clean(np.where(view.labels == c, 255, 0).astype(np.uint8)) for c in (1, 2)}
+        groups = _groups({str(c): m for c, m in masks.items()}, ("1", "2"), view)
+        stack = np.concatenate([masks[1], masks[2]])  # both colours at once
+        read.append(
+            [
+                (p.area, p.bbox, p.centroid, p.comp.tolist(), p.tops)
+                for plane in measure_planes(
+                    stack,
+                    2,
+                    SIDE * SIDE,
+                    SIDE,
+                    lightness,
+                    raw=stack,
+                    index=view.index,
+                    width=w,
+                    groups=groups,
+                )
+                for p in plane
+            ]
+        )
+    assert len(read[0]) == 6  # five cubes and the speck
+    assert read[1] == read[0]
+    # Back in the working image: a point of the mosaic maps to where it came from.
+    y, x = np.argwhere(pieces.labels == 2)[0]
+    wx, wy = pieces.to_work(float(x) + 0.5, float(y))
+    assert labels[int(wy), int(wx)] == 2 and wx % 1 == 0.5
 
 
 def frame(value: int, box: tuple[int, int] | None = None) -> np.ndarray:
@@ -162,7 +316,7 @@ def _zones(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def test_hand_must_reach_in_from_off_the_board() -> None:
     from companion.vision.config import VisionConfig
-    from companion.vision.hand import hand_check
+    from companion.vision.hand import hand_check, skin_mask
 
     cfg = VisionConfig()
     skin = lab_of((95, 135, 190))[0, 0]
@@ -171,12 +325,18 @@ def test_hand_must_reach_in_from_off_the_board() -> None:
     lab[:] = board
     labels = np.zeros((120, 160), np.uint8)
     hand_zone, area_zone, outside = _zones(lab.shape[:2])
+    half = np.s_[::2, ::2]  # the check looks at every other pixel of every other row
+
+    def check() -> str | None:
+        warm = skin_mask(lab[half], config=cfg)  # neutral light: no cast
+        return hand_check(labels[half], (warm, warm), hand_zone, area_zone, outside, 9.0, cfg)
+
     # A big skin-coloured patch inside the board (warm print in warm light): no hand.
     lab[40:80, 50:110] = skin
-    assert hand_check(labels, lab, hand_zone, area_zone, outside, 9.0, cfg) is None
+    assert check() is None
     # The same patch with an arm to the frame's edge: a hand.
     lab[55:65, 100:160] = skin
-    why = hand_check(labels, lab, hand_zone, area_zone, outside, 9.0, cfg)
+    why = check()
     assert why is not None and "hand" in why
 
 
@@ -187,10 +347,58 @@ def test_warm_light_is_taken_off_skin_by_the_markers_white() -> None:
     print_warm = np.array([[[150, 141, 150]]], np.uint8)
     paper = np.zeros((8, 8, 3), np.uint8)
     paper[:] = (230, 138, 138)
-    cast = white_cast(paper, np.ones((8, 8), bool))
+    cast = white_cast(paper.reshape(-1, 3))
     assert cast == (10.0, 10.0)
     assert skin_mask(print_warm)[0, 0]
     assert not skin_mask(print_warm, cast)[0, 0]
+
+
+@pytest.mark.parametrize("cast", [(0.0, 0.0), (9.5, -4.0)])
+def test_skin_colours_are_the_skin_of_their_lab(cast: tuple[float, float]) -> None:
+    from companion.vision.colour import pack_bgr
+    from companion.vision.hand import SkinColours, skin_mask
+
+    rng = np.random.default_rng(3)
+    bgr = rng.integers(0, 256, (60, 80, 3), dtype=np.uint8)
+    bgr[:20] = rng.integers((60, 100, 150), (140, 170, 240), (20, 80, 3))  # many skin tones
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
+    skin = SkinColours()
+    for _ in range(2):  # colours first seen, then from the cache
+        under_cast, neutral = skin.masks(pack_bgr(bgr), cast)
+        assert np.array_equal(under_cast, skin_mask(lab, cast))
+        assert np.array_equal(neutral, skin_mask(lab))
+        assert under_cast.any()
+    warmer = (cast[0] + 6.0, cast[1] + 3.0)  # another cast: the box moves, the cache restarts
+    assert np.array_equal(skin.masks(pack_bgr(bgr), warmer)[0], skin_mask(lab, warmer))
+
+
+def test_white_cast_percentiles_are_numpys() -> None:
+    from companion.vision.hand import _percentile
+
+    rng = np.random.default_rng(1)
+    for n in [1, 2, 3, 10, 11, 31, 100, 301, 1001]:  # (n - 1) * 0.7 whole and not
+        values = rng.integers(int(rng.integers(0, 200)), 256, n).astype(np.uint8)
+        hist = np.bincount(values, minlength=256)
+        assert _percentile(hist, 70.0) == np.percentile(values, 70)
+        assert _percentile(hist, 50.0) == np.median(values)
+
+
+@pytest.mark.parametrize("cast", [(0.0, 0.0), (10.0, 10.0), (-3.5, 7.5), (40.0, -40.0)])
+def test_skin_is_the_box_of_its_definition(cast: tuple[float, float]) -> None:
+    from companion.vision.config import VisionConfig
+    from companion.vision.hand import skin_mask
+
+    cfg = VisionConfig()
+    lab = np.stack(np.meshgrid(np.arange(256), np.arange(256), indexing="ij"), axis=-1)
+    lab = np.concatenate([np.full((256, 256, 1), 60), lab], axis=-1).astype(np.uint8)
+    lab[::2, :, 0] = 55  # half of them too dark
+    a = lab[..., 1].astype(np.float64) - cast[0]
+    b = lab[..., 2].astype(np.float64) - cast[1]
+    want = (
+        (a > cfg.skin_a[0]) & (a < cfg.skin_a[1]) & (b > cfg.skin_b[0]) & (b < cfg.skin_b[1])
+    ) & (lab[..., 0] > cfg.skin_l)
+    assert want.any()
+    assert np.array_equal(skin_mask(lab, cast, cfg), want)
 
 
 def test_a_cubes_blurred_edge_is_no_cube_of_another_colour() -> None:
