@@ -14,39 +14,21 @@ from __future__ import annotations
 
 import argparse
 import collections
-import hashlib
-import json
-import pickle
-from typing import Any
 
 from benchmarks.bench_vision import POSITIONS
-from benchmarks.vision_errors import CACHE
+from benchmarks.vision_errors import cached_render
 from companion.vision.calibration import calibrate
 from companion.vision.die_faces import CAROLUS_FACES
 from companion.vision.errors import VisionError
-from companion.vision.layout import Layout, load_layout
+from companion.vision.layout import load_layout
 from companion.vision.pipeline import Reader
-from companion.vision.synth import PRESETS, Conditions, render
+from companion.vision.synth import PRESETS
 
 
 def faces_for(seed: int) -> list[str]:
     """Three faces; over any six seeds in a row each face comes three times."""
     n = len(CAROLUS_FACES)
     return [CAROLUS_FACES[(seed + k) % n] for k in (0, 1, 3)]
-
-
-def cached(
-    position: dict[str, Any], layout: Layout, seed: int, cond: Conditions, dice: list[str] | None
-) -> tuple[Any, dict[str, Any]]:
-    key = json.dumps([position, layout.name, seed, cond.to_json(), dice], sort_keys=True)
-    path = CACHE / (hashlib.sha1(key.encode()).hexdigest() + ".pickle")
-    if path.exists():
-        image, truth = pickle.loads(path.read_bytes())
-        return image, truth
-    image, truth = render(position, layout, seed=seed, conditions=cond, dice=dice)
-    CACHE.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(pickle.dumps((image, truth)))
-    return image, truth
 
 
 def main() -> None:
@@ -61,8 +43,8 @@ def main() -> None:
     cases = right_cases = 0
     for seed in range(args.first, args.first + args.seeds):
         setup, position = POSITIONS["carolus-magnus"](seed)
-        setup_image, _ = cached(setup, layout, seed, cond, None)
-        image, truth = cached(position, layout, seed, cond, faces_for(seed))
+        setup_image, _ = cached_render(setup, layout, seed, cond)
+        image, truth = cached_render(position, layout, seed, cond, faces_for(seed))
         try:
             obs = Reader(calibrate(setup_image, layout, setup), layout).read(image)
         except VisionError as e:
