@@ -71,25 +71,27 @@ def dark_pieces(lab: Image, labels: Image, geo: Geometry, config: VisionConfig) 
     markers = lab.reshape(-1, 3)[geo.white]
     cast = np.array(white_cast(markers), np.float32)
     paper = float(np.percentile(GREY[markers[:, 0]], 85)) if markers.size else 255.0
-    grey = GREY[lab[..., 0]]
-    print_grey = np.maximum(GREY[local[..., 0]], 1.0)
-    ab = lab[..., 1:].astype(np.float32) - 128.0 - cast * np.clip(grey / paper, 0, 1)[..., None]
-    print_ab = local[..., 1:].astype(np.float32) - 128.0
+    # Only pixels far darker than the print round them can be a black piece's: the colour
+    # tests below run on those few (the same result as on every pixel, at a fraction of it).
+    grey_all = GREY[lab[..., 0]]
+    print_grey_all = np.maximum(GREY[local[..., 0]], 1.0)
+    ys, xs = np.nonzero(board & (grey_all <= config.dark_piece_ratio * print_grey_all))
+    grey = grey_all[ys, xs]
+    print_grey = print_grey_all[ys, xs]
+    ab = lab[ys, xs, 1:].astype(np.float32) - 128.0
+    ab -= cast * np.clip(grey / paper, 0, 1)[..., None]
+    print_ab = local[ys, xs, 1:].astype(np.float32) - 128.0
     print_ab -= cast * np.clip(print_grey / paper, 0, 1)[..., None]
     print_chroma = np.maximum(1.0, np.hypot(print_ab[..., 0], print_ab[..., 1]))
     along = (ab * print_ab).sum(axis=-1) / print_chroma
     ratio = grey / print_grey
     # Far darker than a shadow gets, a pixel is black whatever hue the print round it has
     # (near a border, the next region's or the sea's).
-    dark = (
-        board
-        & (ratio <= config.dark_piece_ratio)
-        & (np.hypot(ab[..., 0], ab[..., 1]) <= config.dark_piece_chroma)
-        & (
-            (along <= config.dark_piece_print_hue * print_chroma)
-            | (ratio <= config.black_piece_ratio)
-        )
+    keep = (np.hypot(ab[..., 0], ab[..., 1]) <= config.dark_piece_chroma) & (
+        (along <= config.dark_piece_print_hue * print_chroma) | (ratio <= config.black_piece_ratio)
     )
+    dark = np.zeros(board.shape, bool)
+    dark[ys[keep], xs[keep]] = True
     out: Image = clean(dark.astype(np.uint8) * 255)
     return out
 
