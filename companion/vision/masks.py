@@ -23,34 +23,43 @@ def fill_holes(mask: Image) -> Image:
 
 
 @dataclass(frozen=True)
-class Runs:
-    """Pixels grouped by label (0 .. n-1), raster order kept inside each: label i's pixels are
-    ``order[start[i] : start[i] + count[i]]`` of the original list. Reductions per label."""
+class PerLabel:
+    """Reductions over pixels by their label (0 .. n-1): the pixels in any order, the values
+    given in that order (no sort: ``ufunc.at`` and ``bincount``)."""
 
-    order: npt.NDArray[Any]
-    label: npt.NDArray[Any]  # of each pixel, in the grouped order
-    start: npt.NDArray[Any]
-    count: npt.NDArray[Any]
+    label: npt.NDArray[Any]  # intp, of each pixel
+    n: int
 
     @classmethod
-    def of(cls, labels: npt.NDArray[Any], n: int | None = None) -> Runs:
-        """``labels``: each pixel's, every one of 0 .. n-1 used (n: the largest + 1)."""
-        order = np.argsort(labels, kind="stable")
-        count = np.bincount(labels, minlength=n or 0)
-        start = np.cumsum(count) - count
-        return cls(order, labels[order], start, count)
+    def of(cls, labels: npt.NDArray[Any], n: int) -> PerLabel:
+        return cls(labels.astype(np.intp, copy=False), n)
+
+    @property
+    def count(self) -> npt.NDArray[Any]:
+        out: npt.NDArray[Any] = np.bincount(self.label, minlength=self.n)
+        return out
 
     def min(self, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        out: npt.NDArray[Any] = np.minimum.reduceat(values, self.start)
+        out = np.full(self.n, _highest(values.dtype), values.dtype)
+        np.minimum.at(out, self.label, values)
         return out
 
     def max(self, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        out: npt.NDArray[Any] = np.maximum.reduceat(values, self.start)
+        out = np.full(self.n, _lowest(values.dtype), values.dtype)
+        np.maximum.at(out, self.label, values)
         return out
 
     def sum(self, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        out: npt.NDArray[Any] = np.add.reduceat(values, self.start)
+        out: npt.NDArray[Any] = np.bincount(self.label, weights=values, minlength=self.n)
         return out
+
+
+def _highest(dtype: np.dtype[Any]) -> Any:
+    return np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _lowest(dtype: np.dtype[Any]) -> Any:
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
 def block_order(x: npt.NDArray[Any], y: npt.NDArray[Any], width: int) -> npt.NDArray[Any]:

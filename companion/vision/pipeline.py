@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from functools import cached_property, partial
 from typing import Any
 
 import cv2
@@ -38,7 +40,7 @@ from companion.vision.fringe import drop_fringes
 from companion.vision.geometry import Geometry, build_geometry, locate_movables
 from companion.vision.hand import SkinColours, hand_check, white_cast
 from companion.vision.layout import Layout, Pose
-from companion.vision.masks import Runs, block_order
+from companion.vision.masks import PerLabel, block_order
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
 from companion.vision.still import is_moving, median_frame, thumbnail
@@ -68,11 +70,11 @@ def _groups(
     found = points[:, 1].astype(np.intp) * grown.shape[1] + points[:, 0]
     where = pieces.index.ravel()[found]
     inside = where >= 0  # (the margin beyond the working image's edge is not in it)
-    runs = Runs.of(groups.ravel()[found[inside]] - 1, n - 1)
-    where = where[inside][runs.order]
+    per_group = PerLabel.of(groups.ravel()[found[inside]], n)
+    where = where[inside]
     y, x = where // pieces.width, where % pieces.width
-    rank = np.r_[0, runs.min(block_order(x, y, pieces.width))]
-    origin = np.stack([np.r_[0, runs.min(x)], np.r_[0, runs.min(y)]], axis=1)
+    rank = per_group.min(block_order(x, y, pieces.width))
+    origin = np.stack([per_group.min(x), per_group.min(y)], axis=1)
     return groups, rank, origin
 
 
@@ -82,6 +84,24 @@ def lab_of(packed: Image) -> Image:
         return np.zeros((0, 3), np.uint8)
     lab: Image = cv2.cvtColor(unpack_bgr(packed)[:, None], cv2.COLOR_BGR2Lab)[:, 0]
     return lab
+
+
+def _place_at(geo: Geometry, x: float, y: float) -> str | None:
+    """The place (id) at a working-image point."""
+    ix = min(max(int(x), 0), geo.size[0] - 1)
+    iy = min(max(int(y), 0), geo.size[1] - 1)
+    i = int(geo.place_map[iy, ix])
+    if i:
+        return geo.places[i - 1].id
+    # A cube just outside the outline (pushed to the edge) goes to the nearest place.
+    r = max(2, round(float(geo.side[iy, ix]) * 0.6))
+    win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
+    vals = win[win > 0]
+    return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
+
+
+def _no_extras() -> tuple[dict[str, str], tuple[str, ...]]:
+    return {}, ()  # no tiles, no tray: no castles, no dice
 
 
 def _margin(config: VisionConfig) -> int:
@@ -172,10 +192,35 @@ class Reader:
         packed = pack_bgr(small)
         labels = self.colours.classify_packed(packed)
         cv2.bitwise_and(labels, geo.readable, dst=labels)
-        game = self.layout.game
+        # The hand check, and the castles and dice (read from the whole frame's Lab), run on
+        # another core beside the cubes (read from the mosaic of the pieces' surroundings).
+        hand = self._beside.submit(self._hand_check, labels, packed, geo)
+        extras: Callable[[], tuple[dict[str, str], tuple[str, ...]]] = _no_extras
+        if geo.tile_mask is not None or geo.tray is not None:
+            extras = self._beside.submit(self._castles_and_dice, small, geo).result
+        factors = dict(self.last_factors)
+        pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
+        obs = self._read_pieces(pieces, geo, tiles or {}, frames, extras)
+        why = hand.result()
+        if why is not None:
+            self.last_factors = factors  # a frame with a hand teaches nothing
+            return Observation(obs.game, occluded=True, unread={"board": why}, frames=frames)
+        if assumed:
+            unread = dict(obs.unread)
+            for key in assumed:
+                unread[key] = "marker not seen; read where it lay before"
+            obs = replace(obs, unread=unread)
+        return obs
+
+    @cached_property
+    def _beside(self) -> ThreadPoolExecutor:
+        """One more thread for the stages that need nothing from the cubes."""
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="vision-reader")
+
+    def _hand_check(self, labels: Image, packed: Image, geo: Geometry) -> str | None:
         half = np.s_[::2, ::2]  # the hand check looks at every other pixel of every other row
         cast = white_cast(lab_of(np.take(packed, geo.white)))
-        hand = hand_check(
+        return hand_check(
             labels[half],
             self._skin.masks(packed[half], cast),
             geo.hand_zone,
@@ -184,21 +229,20 @@ class Reader:
             geo.typical_footprint,
             self.config,
         )
-        if hand is not None:
-            return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
-        # Castles and dice are read from the whole frame's Lab; everything else from the
-        # mosaic of the pieces' surroundings.
-        lab = None
-        if geo.tile_mask is not None or geo.tray is not None:
-            lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-        pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
-        obs = self._read_pieces(pieces, lab, geo, tiles or {}, frames)
-        if assumed:
-            unread = dict(obs.unread)
-            for key in assumed:
-                unread[key] = "marker not seen; read where it lay before"
-            obs = replace(obs, unread=unread)
-        return obs
+
+    def _castles_and_dice(
+        self, small: Image, geo: Geometry
+    ) -> tuple[dict[str, str], tuple[str, ...]]:
+        if geo.tile_mask is None and geo.tray is None:
+            return {}, ()
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+        castles: dict[str, str] = {}
+        if self.layout.game == "carolus-magnus":
+            castles = read_castles(lab, geo, partial(_place_at, geo), self.layout, self.config)
+        dice: tuple[str, ...] = ()
+        if geo.tray is not None:
+            dice = read_dice(lab, geo, self.layout, self.colours, self.config)
+        return castles, dice
 
     def _places_now(
         self, frame: Image, courts: Mapping[int, Pose] | None
@@ -244,10 +288,10 @@ class Reader:
     def _read_pieces(
         self,
         pieces: Mosaic,
-        frame_lab: Image | None,
         geo: Geometry,
         tiles: Mapping[str, Pose],
         frames: int,
+        extras: Callable[[], tuple[dict[str, str], tuple[str, ...]]],
     ) -> Observation:
         cfg = self.config
         layout = self.layout
@@ -259,7 +303,6 @@ class Reader:
         flags: dict[str, list[str]] = {}
         unread: dict[str, str] = {}
         figures: dict[str, str | None] = {}
-        castles: dict[str, str] = {}
         in_tray = pieces.gather(geo.tray) > 0 if geo.tray is not None else None
         figure_list = figures_of(layout)
         cube_colours = (
@@ -280,17 +323,7 @@ class Reader:
         stack.reshape(planes.shape)[...] &= pieces.inside
         masks: dict[str, Image] = dict(zip(names, stack.reshape(planes.shape), strict=True))
 
-        def place_at(x: float, y: float) -> str | None:
-            ix = min(max(int(x), 0), geo.size[0] - 1)
-            iy = min(max(int(y), 0), geo.size[1] - 1)
-            i = int(geo.place_map[iy, ix])
-            if i:
-                return geo.places[i - 1].id
-            # A cube just outside the outline (pushed to the edge) goes to the nearest place.
-            r = max(2, round(float(geo.side[iy, ix]) * 0.6))
-            win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
-            vals = win[win > 0]
-            return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
+        place_at = partial(_place_at, geo)
 
         # Pawns first: each removes its own pixels from its colour's mask.
         for fig in figure_list:
@@ -311,9 +344,6 @@ class Reader:
             # and is too small to count.
             region = mask[y : y + body.shape[0], x : x + body.shape[1]]
             region[cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0] = 0
-
-        if layout.game == "carolus-magnus" and frame_lab is not None:
-            castles = read_castles(frame_lab, geo, place_at, layout, cfg)
 
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
@@ -370,9 +400,7 @@ class Reader:
                         f"{colour}: area says {round(blob.estimate)}, tops say {blob.seeds}"
                     )
 
-        dice: tuple[str, ...] = ()
-        if geo.tray is not None and frame_lab is not None:
-            dice = read_dice(frame_lab, geo, layout, self.colours, cfg)
+        castles, dice = extras()
         for marker in layout.board_markers:
             if marker.id not in self.calibration.markers:
                 unread[f"marker {marker.id}"] = (
