@@ -69,24 +69,29 @@ def block_order(x: npt.NDArray[Any], y: npt.NDArray[Any], width: int) -> npt.NDA
 
 
 def pack_boxes(
-    width: npt.NDArray[Any], height: npt.NDArray[Any], stretch: float = 2.0
+    width: npt.NDArray[Any], height: npt.NDArray[Any], stretches: tuple[float, ...] = (1.4, 2.2)
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], tuple[int, int]]:
-    """Places (x, y) of boxes of these sizes, tallest first on shelves about ``stretch`` times
-    the square root of their area long, a pixel apart and from the edges; and the size of the
-    whole (width, height)."""
+    """Places (x, y) of boxes of these sizes, tallest first on shelves, a pixel apart and from
+    the edges; and the size of the whole (width, height). Of the shelf lengths tried
+    (``stretches`` times the square root of the boxes' area), the one that wastes least."""
     if not width.size:
         return width, height, (1, 1)
-    order = np.argsort(-height, kind="stable")
-    wide, high = width[order] + 1, height[order]
-    shelf_length = max(int(stretch * float(np.sum(wide * (high + 1))) ** 0.5), int(wide.max()))
-    start = np.cumsum(wide) - wide  # along one endless shelf, cut into lengths
-    shelf = start // shelf_length
-    first = np.flatnonzero(np.r_[True, shelf[1:] != shelf[:-1]])
-    tall = np.maximum.reduceat(high, first) + 1
-    top = np.cumsum(tall) - tall + 1
-    x = np.empty_like(start)
-    y = np.empty_like(start)
-    x[order] = start - shelf * shelf_length + 1
-    y[order] = top[np.cumsum(np.r_[True, shelf[1:] != shelf[:-1]]) - 1]
-    # (a box may reach past its shelf's length: the whole is as much wider)
-    return x, y, (shelf_length + int(wide.max()) + 1, int(top[-1] + tall[-1]))
+    order = np.argsort(-height, kind="stable").tolist()
+    wide, high = width.tolist(), height.tolist()
+    side = float(np.sum((width + 1) * (height + 1))) ** 0.5
+    best: tuple[int, list[int], list[int], tuple[int, int]] | None = None
+    for stretch in stretches:
+        length = max(int(stretch * side), max(wide) + 2)
+        xs, ys = [0] * len(wide), [0] * len(wide)
+        x, y, shelf = 1, 1, 0
+        for i in order:
+            if x + wide[i] + 1 > length:
+                x, y, shelf = 1, y + shelf + 1, 0
+            xs[i], ys[i] = x, y
+            x += wide[i] + 1
+            shelf = max(shelf, high[i])
+        size = (length, y + shelf + 1)
+        if best is None or size[0] * size[1] < best[0]:
+            best = (size[0] * size[1], xs, ys, size)
+    assert best is not None
+    return np.array(best[1], np.intp), np.array(best[2], np.intp), best[3]

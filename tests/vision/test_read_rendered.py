@@ -70,7 +70,7 @@ def test_a_hand_in_view_gives_no_counts(game: str) -> None:
     obs = reader.read(image)
     assert obs.occluded
     assert not obs.counts and not obs.figures and not obs.dice and not obs.castles
-    assert reader.last_factors == learnt  # the cubes were read beside the hand check: not kept
+    assert reader.last_factors == learnt  # nothing learnt from a frame with a hand
 
 
 def test_still_gate_reads_only_after_the_hand_has_gone() -> None:
