@@ -2,11 +2,13 @@
 
 1. ``working_image``: crop to the board and resample so a cube is ~9 px wide (speed, and the same
    thresholds at every resolution).
-2. ``labels``: Lab, then the colour model's lookup table: one label per pixel.
+2. ``labels``: one label per pixel, straight from its BGR value (colour.py: a cache of the
+   colour model's label of every colour seen; no Lab conversion of the frame).
 3. ``hand_check`` (hand.py): a big skin-coloured blob (or one of no known colour over the areas)
    reaching in from off the board means a hand or arm: the frame is occluded, nothing counted.
-4. figures (figures.py) and castles (castles.py) by colour and size, cubes (cubes.py: by area,
-   checked by seeds), dice faces (dice.py).
+4. the mosaic (mosaic.py): the pieces' surroundings cut out and packed into a small image, where
+   colour fringes, masks, figures (figures.py) and cubes (cubes.py: by area, checked by seeds)
+   are found; castles (castles.py) and dice faces (dice.py) from the frame's Lab.
 5. ``Observation``: counts per area, figures, dice, confidence, and what could not be read.
 
 Geometry (geometry.py: area outlines projected into the working image, per-place cube
@@ -20,6 +22,7 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import cv2
@@ -28,7 +31,7 @@ import numpy.typing as npt
 
 from companion.vision.calibration import Calibration
 from companion.vision.castles import read_castles
-from companion.vision.colour import pack_bgr, unpack_bgr
+from companion.vision.colour import pack_bgr, packed_lab
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_planes
 from companion.vision.dice import read_dice
@@ -64,6 +67,8 @@ def _groups(
             cv2.bitwise_or(union, m, dst=union)
     grown = cv2.dilate(union, np.ones((5, 5), np.uint8))
     n, groups = cv2.connectedComponents(grown, connectivity=8)
+    if n < 2:
+        return groups, np.zeros(1, np.int64), np.zeros((1, 2), np.int64)  # no pieces
     points = cv2.findNonZero(grown).reshape(-1, 2)
     found = points[:, 1].astype(np.intp) * grown.shape[1] + points[:, 0]
     where = pieces.index.ravel()[found]
@@ -74,14 +79,6 @@ def _groups(
     rank = per_group.min(block_order(x, y, pieces.width))
     origin = np.stack([per_group.min(x), per_group.min(y)], axis=1)
     return groups, rank, origin
-
-
-def lab_of(packed: Image) -> Image:
-    """Lab (N x 3) of a list of packed pixels: the frame is converted only where it is needed."""
-    if not len(packed):
-        return np.zeros((0, 3), np.uint8)
-    lab: Image = cv2.cvtColor(unpack_bgr(packed)[:, None], cv2.COLOR_BGR2Lab)[:, 0]
-    return lab
 
 
 def _margin(config: VisionConfig) -> int:
@@ -174,7 +171,7 @@ class Reader:
         cv2.bitwise_and(labels, geo.readable, dst=labels)
         game = self.layout.game
         half = np.s_[::2, ::2]  # the hand check looks at every other pixel of every other row
-        cast = white_cast(lab_of(np.take(packed, geo.white)))
+        cast = white_cast(packed_lab(np.take(packed, geo.white)))
         hand = hand_check(
             labels[half],
             self._skin.masks(packed[half], cast),
@@ -191,8 +188,8 @@ class Reader:
         lab = None
         if geo.tile_mask is not None or geo.tray is not None:
             lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-        pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
-        obs = self._read_pieces(pieces, lab, geo, tiles or {}, frames)
+        pieces = cut(labels, len(self.colours.names), _margin(self.config))
+        obs = self._read_pieces(pieces, packed, lab, geo, tiles or {}, frames)
         if assumed:
             unread = dict(obs.unread)
             for key in assumed:
@@ -244,6 +241,7 @@ class Reader:
     def _read_pieces(
         self,
         pieces: Mosaic,
+        packed: Image,
         frame_lab: Image | None,
         geo: Geometry,
         tiles: Mapping[str, Pose],
@@ -252,8 +250,6 @@ class Reader:
         cfg = self.config
         layout = self.layout
         labels = pieces.labels
-        lab = cv2.cvtColor(pieces.image, cv2.COLOR_BGR2Lab)
-        lightness = np.ascontiguousarray(lab[..., 0])
         counts: dict[str, dict[str, int]] = {p.id: {} for p in geo.places}
         confidence: dict[str, float] = {p.id: 1.0 for p in geo.places}
         flags: dict[str, list[str]] = {}
@@ -267,7 +263,9 @@ class Reader:
             if layout.game == "el-grande"
             else ("red", "blue", "yellow", "green", "pink")
         )
-        drop_fringes(labels, lab, self.colours, cube_colours, cfg.fringe_px)
+        drop_fringes(
+            labels, partial(pieces.lab_at, packed), self.colours, cube_colours, cfg.fringe_px
+        )
         # A mask per colour, stacked (the mosaic's empty first and last rows keep them apart):
         # each operation below runs once for all colours.
         names = self.colours.names
@@ -321,6 +319,10 @@ class Reader:
         # Counting by area: close the dark edge between a cube's top and its lit side, so one
         # cube is one blob (the seams still part the tops, see cubes.measure).
         closed = cv2.morphologyEx(stack, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        # Lightness where the masks are (the tops are measured there), not the whole mosaic.
+        lightness = np.zeros(labels.shape, np.uint8)
+        marked = np.flatnonzero(stack.reshape(-1, labels.size).max(axis=0))
+        lightness.ravel()[marked] = pieces.lab_at(packed, marked)[:, 0]
         per_plane = measure_planes(
             closed,
             len(names),

@@ -165,13 +165,12 @@ def test_the_mosaic_of_the_pieces_reads_as_the_whole_image() -> None:
 
     labels, light = cube_table()
     labels[40:44, 100:104] = 2  # a speck
-    packed = np.zeros(labels.shape, np.uint32)
-    pieces = cut(labels, packed, 2, margin=3)
+    pieces = cut(labels, 2, margin=3)
     assert pieces.labels.size < labels.size
     assert np.array_equal(np.sort(pieces.labels[pieces.labels > 0]), np.sort(labels[labels > 0]))
     h, w = labels.shape
     index = np.arange(h * w, dtype=np.int32).reshape(h, w)
-    whole = Mosaic(labels, packed, index, w, np.full(labels.shape, 255, np.uint8))
+    whole = Mosaic(labels, index, w, np.full(labels.shape, 255, np.uint8))
     read = []
     for view, lightness in ((whole, light), (pieces, pieces.gather(light))):
         masks = {c: clean(np.where(view.labels == c, 255, 0).astype(np.uint8)) for c in (1, 2)}
@@ -196,6 +195,20 @@ def test_the_mosaic_of_the_pieces_reads_as_the_whole_image() -> None:
         )
     assert len(read[0]) == 6  # five cubes and the speck
     assert read[1] == read[0]
+    # The frame's colours behind the mosaic's pixels.
+    from companion.vision.colour import pack_bgr
+
+    bgr = np.random.default_rng(4).integers(0, 256, (*labels.shape, 3), dtype=np.uint8)
+    at = np.flatnonzero(pieces.index >= 0)
+    want = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab).reshape(-1, 3)[pieces.index.ravel()[at]]
+    assert np.array_equal(pieces.lab_at(pack_bgr(bgr), at), want)
+    # No pieces: an empty mosaic, nothing measured.
+    empty = cut(np.zeros_like(labels), 2, margin=3)
+    assert not empty.labels.any()
+    none = {"1": np.zeros_like(empty.labels)}
+    assert measure_planes(none["1"], 1, SIDE * SIDE, SIDE, groups=_groups(none, ("1",), empty)) == [
+        []
+    ]
     # Back in the working image: a point of the mosaic maps to where it came from.
     y, x = np.argwhere(pieces.labels == 2)[0]
     wx, wy = pieces.to_work(float(x) + 0.5, float(y))
@@ -371,7 +384,7 @@ def test_a_cubes_blurred_edge_is_no_cube_of_another_colour() -> None:
     lab[5:15, 25:35] = lab_of(NOMINAL_BGR["pink"])[0, 0]
     labels = model.classify(lab)
     labels[5:15, 15] = model.label("pink")
-    drop_fringes(labels, lab, model, ["red", "pink"], reach=2)
+    drop_fringes(labels, lambda at: lab.reshape(-1, 3)[at], model, ["red", "pink"], reach=2)
     assert (labels[5:15, 15] == BACKGROUND).all()
     assert (labels[5:15, 25:35] == model.label("pink")).all()
     assert (labels[5:15, 5:15] == model.label("red")).all()
