@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 import cv2
@@ -79,6 +80,28 @@ def _groups(
     rank = per_group.min(block_order(x, y, pieces.width))
     origin = np.stack([per_group.min(x), per_group.min(y)], axis=1)
     return groups, rank, origin
+
+
+def _place_at(geo: Geometry, x: float, y: float) -> str | None:
+    """The place (id) at a working-image point."""
+    ix = min(max(int(x), 0), geo.size[0] - 1)
+    iy = min(max(int(y), 0), geo.size[1] - 1)
+    i = int(geo.place_map[iy, ix])
+    if i:
+        return geo.places[i - 1].id
+    # A cube just outside the outline (pushed to the edge) goes to the nearest place.
+    r = max(2, round(float(geo.side[iy, ix]) * 0.6))
+    win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
+    vals = win[win > 0]
+    return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
+
+
+def _no_extras() -> tuple[dict[str, str], tuple[str, ...]]:
+    return {}, ()  # no tiles, no tray: no castles, no dice
+
+
+def _no_hand() -> str | None:
+    return None  # (checked already)
 
 
 def _margin(config: VisionConfig) -> int:
@@ -169,10 +192,45 @@ class Reader:
         packed = pack_bgr(small)
         labels = self.colours.classify_packed(packed)
         cv2.bitwise_and(labels, geo.readable, dst=labels)
-        game = self.layout.game
+        # Two threads: the castles and dice (Carolus, from the frame's Lab) on the second one,
+        # beside the hand check and the cubes (from the mosaic of the pieces); without castles
+        # the hand check goes there instead.
+        extras: Callable[[], tuple[dict[str, str], tuple[str, ...]]] = _no_extras
+        hand: Callable[[], str | None] = _no_hand
+        if geo.tile_mask is not None or geo.tray is not None:
+            extras = self._beside.submit(self._castles_and_dice, small, geo).result
+            why = self._hand_check(labels, packed, geo)
+            if why is not None:
+                return Observation(
+                    self.layout.game, occluded=True, unread={"board": why}, frames=frames
+                )
+        else:
+            hand = self._beside.submit(self._hand_check, labels, packed, geo).result
+        learnt = dict(self.last_factors)
+        pieces = cut(labels, len(self.colours.names), _margin(self.config))
+        obs = self._read_pieces(pieces, packed, geo, tiles or {}, frames, extras)
+        why = hand()
+        if why is not None:
+            self.last_factors = learnt  # nothing learnt from a frame with a hand
+            return Observation(
+                self.layout.game, occluded=True, unread={"board": why}, frames=frames
+            )
+        if assumed:
+            unread = dict(obs.unread)
+            for key in assumed:
+                unread[key] = "marker not seen; read where it lay before"
+            obs = replace(obs, unread=unread)
+        return obs
+
+    @cached_property
+    def _beside(self) -> ThreadPoolExecutor:
+        """A second thread, for stages that need nothing from the cubes."""
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="vision-reader")
+
+    def _hand_check(self, labels: Image, packed: Image, geo: Geometry) -> str | None:
         half = np.s_[::2, ::2]  # the hand check looks at every other pixel of every other row
         cast = white_cast(packed_lab(np.take(packed, geo.white)))
-        hand = hand_check(
+        return hand_check(
             labels[half],
             self._skin.masks(packed[half], cast),
             geo.hand_zone,
@@ -181,21 +239,19 @@ class Reader:
             geo.typical_footprint,
             self.config,
         )
-        if hand is not None:
-            return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
-        # Castles and dice are read from the whole frame's Lab; everything else from the
-        # mosaic of the pieces' surroundings.
-        lab = None
-        if geo.tile_mask is not None or geo.tray is not None:
-            lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-        pieces = cut(labels, len(self.colours.names), _margin(self.config))
-        obs = self._read_pieces(pieces, packed, lab, geo, tiles or {}, frames)
-        if assumed:
-            unread = dict(obs.unread)
-            for key in assumed:
-                unread[key] = "marker not seen; read where it lay before"
-            obs = replace(obs, unread=unread)
-        return obs
+
+    def _castles_and_dice(
+        self, small: Image, geo: Geometry
+    ) -> tuple[dict[str, str], tuple[str, ...]]:
+        """Castles on the tiles and the dice in the tray (Carolus), from the frame's Lab."""
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+        castles: dict[str, str] = {}
+        if self.layout.game == "carolus-magnus":
+            castles = read_castles(lab, geo, partial(_place_at, geo), self.layout, self.config)
+        dice: tuple[str, ...] = ()
+        if geo.tray is not None:
+            dice = read_dice(lab, geo, self.layout, self.colours, self.config)
+        return castles, dice
 
     def _places_now(
         self, frame: Image, courts: Mapping[int, Pose] | None
@@ -242,10 +298,10 @@ class Reader:
         self,
         pieces: Mosaic,
         packed: Image,
-        frame_lab: Image | None,
         geo: Geometry,
         tiles: Mapping[str, Pose],
         frames: int,
+        extras: Callable[[], tuple[dict[str, str], tuple[str, ...]]],
     ) -> Observation:
         cfg = self.config
         layout = self.layout
@@ -255,7 +311,6 @@ class Reader:
         flags: dict[str, list[str]] = {}
         unread: dict[str, str] = {}
         figures: dict[str, str | None] = {}
-        castles: dict[str, str] = {}
         in_tray = pieces.gather(geo.tray) > 0 if geo.tray is not None else None
         figure_list = figures_of(layout)
         cube_colours = (
@@ -278,17 +333,7 @@ class Reader:
         stack.reshape(planes.shape)[...] &= pieces.inside
         masks: dict[str, Image] = dict(zip(names, stack.reshape(planes.shape), strict=True))
 
-        def place_at(x: float, y: float) -> str | None:
-            ix = min(max(int(x), 0), geo.size[0] - 1)
-            iy = min(max(int(y), 0), geo.size[1] - 1)
-            i = int(geo.place_map[iy, ix])
-            if i:
-                return geo.places[i - 1].id
-            # A cube just outside the outline (pushed to the edge) goes to the nearest place.
-            r = max(2, round(float(geo.side[iy, ix]) * 0.6))
-            win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
-            vals = win[win > 0]
-            return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
+        place_at = partial(_place_at, geo)
 
         # Pawns first: each removes its own pixels from its colour's mask.
         for fig in figure_list:
@@ -309,9 +354,6 @@ class Reader:
             # and is too small to count.
             region = mask[y : y + body.shape[0], x : x + body.shape[1]]
             region[cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0] = 0
-
-        if layout.game == "carolus-magnus" and frame_lab is not None:
-            castles = read_castles(frame_lab, geo, place_at, layout, cfg)
 
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
@@ -372,9 +414,7 @@ class Reader:
                         f"{colour}: area says {round(blob.estimate)}, tops say {blob.seeds}"
                     )
 
-        dice: tuple[str, ...] = ()
-        if geo.tray is not None and frame_lab is not None:
-            dice = read_dice(frame_lab, geo, layout, self.colours, cfg)
+        castles, dice = extras()
         for marker in layout.board_markers:
             if marker.id not in self.calibration.markers:
                 unread[f"marker {marker.id}"] = (
