@@ -26,14 +26,20 @@ CACHE = Path(os.environ.get("TMPDIR", tempfile.gettempdir())) / "companion-rende
 
 
 def cached_render(
-    position: dict[str, Any], layout: Layout, seed: int, cond: Conditions
+    position: dict[str, Any],
+    layout: Layout,
+    seed: int,
+    cond: Conditions,
+    dice: list[str] | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     key = json.dumps([position, layout.name, seed, cond.to_json()], sort_keys=True)
+    if dice is not None:
+        key += json.dumps(dice)
     path = CACHE / (hashlib.sha1(key.encode()).hexdigest() + ".pickle")
     if path.exists():
         image, truth = pickle.loads(path.read_bytes())
         return image, truth
-    image, truth = render(position, layout, seed=seed, conditions=cond)
+    image, truth = render(position, layout, seed=seed, conditions=cond, dice=dice)
     CACHE.mkdir(parents=True, exist_ok=True)
     path.write_bytes(pickle.dumps((image, truth)))
     return image, truth

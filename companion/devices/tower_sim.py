@@ -42,6 +42,7 @@ FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
 PORT_NAME = "usb-Companion_Castillo_Tower_SIM-if00"
 CUBE_US = 6000  # how long a simulated cube blocks the beam
 COLOUR_NAMES = tuple(c for c in COLOURS if c is not None)
+HOST_WAIT = 10.0  # longest ``play(wait_for_host=True)`` waits for the host to reopen the port
 
 
 def firmware() -> tuple[ModuleType, ModuleType, ModuleType]:
@@ -197,6 +198,7 @@ class TowerSimulator:
         self._master: int | None = None
         self._slave: int | None = None
         self._replug_at: float | None = None
+        self._host_seen = threading.Event()  # the host wrote to the current port
         self._t0 = time.perf_counter_ns()
         self._skew = 0
         self._commands: queue.SimpleQueue[tuple[Callable[[], None], threading.Event]] = (
@@ -273,13 +275,26 @@ class TowerSimulator:
 
         self._do(apply, wait=True)
 
-    def play(self, actions: Sequence[Action], stop: threading.Event | None = None) -> None:
-        """Run a script in the calling thread (drops paced in real time at the script's rate)."""
+    def play(
+        self,
+        actions: Sequence[Action],
+        stop: threading.Event | None = None,
+        *,
+        wait_for_host: bool = False,
+    ) -> None:
+        """Run a script in the calling thread (drops paced in real time at the script's rate).
+
+        ``wait_for_host``: before pulling the cable or resetting, wait (up to HOST_WAIT seconds)
+        until the host has written to the current port, so that a host slowed down by a loaded
+        machine sees every unplug as a disconnection of its own rather than two merged into one.
+        """
         rate = 5.0
         stop = stop or self._stop
         for action in actions:
             if stop.is_set():
                 return
+            if wait_for_host and action.verb in ("unplug", "reset"):
+                self.wait_for_host(HOST_WAIT, stop)
             n = action.number
             if action.verb == "rate":
                 rate = n
@@ -307,10 +322,26 @@ class TowerSimulator:
                 self.set_faults(garbage=n)
         self._do(lambda: None, wait=True)  # every drop has reached the firmware
 
-    def play_in_thread(self, actions: Sequence[Action]) -> threading.Thread:
-        thread = threading.Thread(target=self.play, args=(actions,), name="tower-script")
+    def play_in_thread(
+        self, actions: Sequence[Action], *, wait_for_host: bool = False
+    ) -> threading.Thread:
+        thread = threading.Thread(
+            target=self.play,
+            args=(actions,),
+            kwargs={"wait_for_host": wait_for_host},
+            name="tower-script",
+        )
         thread.start()
         return thread
+
+    def wait_for_host(self, timeout: float, stop: threading.Event | None = None) -> bool:
+        """Wait until the host has written to the port since it was last plugged in."""
+        stop = stop or self._stop
+        deadline = time.monotonic() + timeout
+        while not stop.is_set() and time.monotonic() < deadline:
+            if self._host_seen.wait(0.01):
+                return True
+        return self._host_seen.is_set()
 
     # -- the device thread -------------------------------------------------------------------
 
@@ -343,14 +374,21 @@ class TowerSimulator:
                 except OSError:
                     data = b""
                 if data:
+                    self._host_seen.set()
                     self.core.receive(self._mangle_rx(data))
             while not self._commands.empty():
+                # The cable goes back in on time even while a backlog of commands is worked off
+                # (a script that fell behind catches up in a burst).
+                self._replug_if_due()
                 fn, done = self._commands.get()
                 fn()
                 done.set()
-            if self._replug_at is not None and time.monotonic() >= self._replug_at:
-                self._plug()
+            self._replug_if_due()
             self._send(self.core.poll(self.now_us()))
+
+    def _replug_if_due(self) -> None:
+        if self._replug_at is not None and time.monotonic() >= self._replug_at:
+            self._plug()
 
     def _pulse(self, length_us: int, colour: str | None) -> None:
         t = self.now_us()
@@ -383,6 +421,7 @@ class TowerSimulator:
     def _unplug(self) -> None:
         if self._master is None:
             return
+        self._host_seen.clear()
         if os.path.islink(self.port):
             os.unlink(self.port)
         for fd in (self._master, self._slave):

@@ -194,6 +194,31 @@ def polygon_mask(shape: tuple[int, int], h: FloatArray, poly: Polygon, erode: in
     return mask
 
 
+def cube_pixels(calibration: Calibration, layout: Layout) -> tuple[float, float]:
+    """The smallest and largest side of a cube in image pixels over the board (its far and
+    near corners), so a set-up can be checked against ``VisionConfig.min_cube_px``."""
+    bw, bh = layout.board_size
+    cube = float(layout.pieces["cube"])
+    points = [(0.0, 0.0), (bw, 0.0), (bw, bh), (0.0, bh), (bw / 2, bh / 2)]
+    sides = [cube * hg.local_scale(calibration.h, p, calibration.lens) for p in points]
+    return min(sides), max(sides)
+
+
+def small_cube_warning(
+    calibration: Calibration, layout: Layout, config: VisionConfig = DEFAULT_CONFIG
+) -> str | None:
+    """A sentence for the user when cubes are too small for the reader, else None."""
+    smallest, _ = cube_pixels(calibration, layout)
+    if smallest >= config.min_cube_px:
+        return None
+    w, h = calibration.image_size
+    return (
+        f"cubes are only {smallest:.1f} px across at the board's far edge ({w}x{h}); the reader "
+        f"needs {config.min_cube_px:g} px or more to count touching cubes: use a higher camera "
+        "resolution (e.g. 1920x1080) or bring the camera closer (hardware/camera.md)"
+    )
+
+
 def uncalibrated(
     image: Image, layout: Layout, lens: hg.Lens | None = None, config: VisionConfig = DEFAULT_CONFIG
 ) -> Calibration:

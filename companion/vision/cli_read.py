@@ -119,7 +119,7 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from companion.errors import CompanionError
-    from companion.vision.calibration import calibrate
+    from companion.vision.calibration import calibrate, cube_pixels, small_cube_warning
     from companion.vision.layout import load_layout
 
     try:
@@ -142,5 +142,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail(f"{args.out}: cannot write: {exc.strerror}")
     sampled = ", ".join(calibration.sampled) or "none (nominal colours)"
-    print(f"calibration written to {args.out}: layout {layout.name}, colours sampled: {sampled}")
+    smallest, largest = cube_pixels(calibration, layout)
+    print(
+        f"calibration written to {args.out}: layout {layout.name}, colours sampled: {sampled}; "
+        f"cubes {smallest:.1f}-{largest:.1f} px across"
+    )
+    warning = small_cube_warning(calibration, layout)
+    if warning is not None:
+        print(f"companion vision calibrate: warning: {warning}", file=sys.stderr)
     return 0

@@ -59,15 +59,6 @@ def unpack_bgr(packed: U8Image) -> U8Image:
     return out
 
 
-def packed_lab(packed: U8Image) -> U8Image:
-    """Lab (N x 3) of packed pixels (N; see :func:`pack_bgr`): a frame converted only where
-    it is needed."""
-    if not len(packed):
-        return np.zeros((0, 3), np.uint8)
-    lab: U8Image = cv2.cvtColor(unpack_bgr(packed)[:, None], cv2.COLOR_BGR2Lab)[:, 0]
-    return lab
-
-
 def lab_distance(a: Lab, b: Lab) -> float:
     return float(np.sqrt((L_WEIGHT * (a[0] - b[0])) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2))
 

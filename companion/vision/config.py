@@ -11,6 +11,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class VisionConfig:
+    # Below this many image pixels a cube's side, touching cubes cannot be told apart under
+    # ordinary blur and noise (see hardware/camera.md): calibration warns.
+    min_cube_px: float = 8.0
     # The working image is binned (2x2, 3x3 ...) as far as a cube's side keeps at least this
     # many pixels: enough to see the seams between touching cubes, few enough to be quick.
     cube_side_px: float = 8.0
@@ -45,31 +48,165 @@ class VisionConfig:
     # tops (bevels and blur halo join in). On the hard renders a lone top reads at most ~1.5 and
     # two merged ones from ~1.6: the bar for two lies between.
     merged_top_cubes: float = 1.1
+    # A top several cubes make (seams lost) is counted by the cells of its enclosing rectangle it
+    # covers (cubes.top_shape): a cube adds this many sides to its length, this many to its
+    # width (blur's halo). A top that fills less than top_min_fill of its rectangle is ragged:
+    # counted by area. Measured on the labelled renders (benchmarks/vision_errors).
+    top_length_sides: float = 1.05
+    # ... only a top of at least this many model cube tops (pixels over the model's square) is
+    # measured so: smaller ones are one cube's (a lone top covers ~0.4-1.1 of the square).
+    top_shape_from: float = 0.6
+    top_width_sides: float = 1.2
+    top_min_fill: float = 0.5
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5
-    # A pawn's blob (holes filled) covers about this share of the disc of its diameter (its
-    # sides show round it); of the thick blobs, the one nearest that size is the pawn.
-    figure_area: float = 1.15
-    king_size_weight: float = 2.0
     edge_px: float = 1.0
-    # Castles (Carolus): hueless blobs on a tile; their lightness (30th percentile) over the
-    # tile's says white, grey or black.
+    # A pawn's blob is opened by a disc of this share of its radius (no cube holds it: cubes
+    # touching the pawn and its head fall away); each part thick enough, and at most this
+    # many radii thick, is a candidate foot. The pawn is the candidate with the most (how
+    # well its blob, within this share of a radius round the pawn's outline, fills that
+    # outline + inscribed radius / the pawn's radius - roundness x spread of the part's
+    # outline's distance from its middle): a disc's outline spreads ~0.1, a box's 0.2-0.4
+    # (hard and easy sets: the king 0.91-1.18 of his radius thick, the black grande
+    # 0.69-1.03, clusters of black cubes up to 1.22; the king wins in all 77 frames, by 0.05
+    # or more).
+    figure_open: float = 0.6
+    figure_hole: float = 0.5  # holes filled first, up to this share of the foot's disc
+    figure_max_thickness: float = 1.4
+    figure_near: float = 0.3
+    figure_roundness: float = 0.5
+    # A pawn's head is a ball, its radius this share of the pawn's diameter, on its top: seen
+    # off the foot, it is taken out of the mask with the foot (it would be a cube), as far
+    # as this many times where the camera's pose puts it (the focal length of a camera
+    # looking straight down is a guess).
+    pawn_head: float = 0.25
+    pawn_lean_slack: float = 1.5
+    # Where a tall piece's top shows comes from the camera's pose (standing.py): its focal
+    # length is worked out from the board's outline, unless the camera looks nearly straight
+    # down or the estimate is out of this range of the focal length of a camera hanging this
+    # many mm over the board (an arm's length: 600-900 mm).
+    camera_height: float = 750.0
+    focal_range: tuple[float, float] = (0.6, 1.7)
+    # A grande is the top of its colour, at least this share of the big-piece thickness, with
+    # the most (thickness - weight x |log(area / a grande top's)|): blurred pairs of cubes
+    # are as thick as a grande's top but smaller, merged rows bigger.
+    grande_thickness: float = 0.9
+    grande_size_weight: float = 0.5
+    # Black pieces (El Grande): hueless pixels (chroma once the markers' cast is off; at most
+    # this share of the print's chroma along its hue, as a shadow keeps it) whose grey value
+    # is at most this share of the board's print round them (the median over this many mm):
+    # the black pieces 0.15-0.5 (glare lifts them), shadows 0.55 and of the print's hue. At
+    # most the second share, darker than any shadow, a pixel's hue is not asked.
+    dark_piece_ratio: float = 0.55
+    black_piece_ratio: float = 0.4
+    dark_piece_chroma: float = 14.0
+    dark_piece_print_hue: float = 0.35
+    dark_piece_window: float = 88.0
+    # Castles (Carolus): hueless blobs on a tile (Lab chroma once the cast seen on the tile
+    # marker's paper is taken off) ...
     castle_chroma: float = 14.0
-    # ... and at least this Lab distance from their tile's own colour (a pale tile in cold
-    # light is nearly hueless too).
+    # ... at least this Lab distance from the tile's print round them (the median over this
+    # many castle widths: light varies across a tile, and a pale tile in cold light or under
+    # glare is nearly hueless too) ...
     castle_contrast: float = 12.0
-    white_castle_share: float = 0.62
-    grey_castle_share: float = 0.37
-    castle_min_area: float = 1.2  # of the castle's square: its sides show too
-    # ... and thick: inscribed radius at least this share of its width.
-    castle_thickness: float = 0.45
-    # Dice (Carolus): a die stands out from the tray by this Lab distance; its face spot is
-    # this saturated; a crown's outline is ragged (solidity below this), a spot round.
-    die_contrast: float = 35.0
+    castle_print_window: float = 4.0
+    # ... and with at most this share of the print's chroma along the print's hue (a shadow
+    # on the tile keeps 0.4-0.75 of it, castles -0.7-0.2 once the cast is off).
+    castle_print_hue: float = 0.35
+    # Holes up to this many castle squares in a hueless blob are filled: the middle of a
+    # castle's top may be as light as the tile round it.
+    castle_hole: float = 0.5
+    castle_min_area: float = 0.8  # of the castle's square (hard set: castles from 0.98)
+    # ... and thick: inscribed radius at least this share of its width (hard set: castles
+    # from 0.45 once holes are filled, other hueless blobs up to 0.38).
+    castle_thickness: float = 0.42
+    # Lightness is a grey value's share of the way from the tile marker's ink to its paper
+    # (exposure scales grey values and glare adds to them: the share holds), of the castle's
+    # body (the median over the blob's thickest part, down to this many castle widths less
+    # thick), half corrected by the print beside it against the print elsewhere (see
+    # CastleBlob.lightness). Under the first share black, from the second on white (hard and
+    # easy sets, 41 seeds each: black up to 0.29, grey 0.40-0.50, white from 0.57).
+    castle_core: float = 0.2
+    black_castle_share: float = 0.34
+    white_castle_share: float = 0.53
+    # On a tile, a pixel this much darker than the print round it is darker than a shadow
+    # gets: hueless enough to be a black castle's whatever its hue.
+    castle_shadow_ratio: float = 0.45
+    # A tile marker whose paper is less than this many grey values lighter than its ink is
+    # covered or not where its tile was thought to be: the other tiles' light is used.
+    marker_min_contrast: float = 40.0
+    # Dice (Carolus), read in the frame at full resolution; lengths in die sides. A die rises
+    # above the tray's own level (measured round it over this width, so glare and shadow
+    # bands do not count) by this share of the brightest die top's rise, or is this saturated
+    # (OpenCV Lab chroma from the tray's; its spot, which can be as dark as the tray). With
+    # less rise than die_min_rise grey levels anywhere the tray is empty.
+    die_background: float = 2.5
+    # Without a lens model the tray's outline may be several dice off in the image: the tray
+    # (darker than the board round it) is looked for this far round its outline, by the
+    # contrast (log ratio of levels) between it and a ring this wide round it, which must be
+    # at least die_tray_contrast there (0.09 and more on the hard set; a frame whose
+    # calibration is off by more has no tray there, and no dice are read).
+    die_tray_search: float = 4.5
+    die_tray_ring: float = 0.75
+    die_tray_contrast: float = 0.06
+    # ... then the dark plateau found there replaces the outline (the lens also turns and
+    # scales it a little) if its area is within this share of the outline's and its middle
+    # within a die of the outline's.
+    die_tray_fit: float = 0.3
+    # The tray's colour is measured this far inside its light printed outline; dice are
+    # looked for this far outside it (a die's top stands out past its footprint in the image,
+    # being nearer the camera, and without a lens model the outline is a few pixels off; the
+    # castle supply is 2.5 dice away).
+    die_tray_margin: float = 0.2
+    die_reach: float = 0.75
+    # A die is this wide at least (the tray's printed outline is thinner).
+    die_min_width: float = 0.45
+    die_body_share: float = 0.35
+    # ... and (over the lighter board beside the tray) this share above the board's level.
+    die_board_share: float = 0.2
+    # A hole in that up to this size (die sides squared) is a die's symbol, darker than its
+    # white (a symbol covers 0.34).
+    die_hole: float = 0.6
     die_spot_chroma: float = 22.0
-    crown_solidity: float = 0.935
-    crown_area_share: float = 0.52  # of the die's own area: a crown covers less than a spot
+    die_min_rise: float = 15.0
+    # Sensor noise is several grey levels on a symbol ~10 px wide: smoothed this much first.
+    die_smooth: float = 0.05
+    # A blob of die pixels smaller than this (die sides squared) is no die (a speck, the
+    # tray's printed label); one die shows this much, its top and the sides in view.
+    die_min_area: float = 0.8
+    # ... nor a part thinner than this (its deepest pixel this far from its edge: a die's top
+    # alone is half a die deep, 0.49 and more on the hard set) or longer than this over its
+    # width (a die with its sides in view is at most 1.22; the tray's printed label 2).
+    die_min_depth: float = 0.42
+    die_max_elongation: float = 1.5
+    die_image_area: float = 1.5
+    # A die's white: the brightest share of its pixels (its lit top), near its symbol.
+    die_white_share: float = 0.15
+    die_white_radius: float = 0.75
+    # A symbol pixel's colour, over the die's white, is this far from grey (a shaded side
+    # is darker but not coloured); a symbol is the patch round such a peak down to this share
+    # of it, and covers this much (die sides squared: a crown 0.21, a spot 0.34; a wider patch
+    # is the white's own faint tint spread by noise).
+    die_symbol_chromatic: float = 0.15
+    die_symbol_level: float = 0.5
+    die_symbol_area: tuple[float, float] = (0.1, 0.45)
+    # The top face's symbol lies about half a die inside the die's outline in the image; a
+    # side's lies at its rim (a third of a die or less inside, at the steepest 35° view).
+    die_top_depth: float = 0.3
+    # Its colour: the most coloured share of its pixels within this radius of its centre,
+    # against the die's white, as a hue and a log colourfulness per darkening (both kept when
+    # blur blends the symbol with the white). Each face is this far from its nominal colour
+    # per unit of the score (hard set: hue within 8 degrees, colourfulness within 0.3, the
+    # pale yellow's more); a best score over die_fit_max, or within die_fit_margin of the next
+    # face's, leaves the die unread rather than guessed.
+    die_core_radius: float = 0.3
+    die_core_share: float = 0.4
+    die_hue_tolerance: float = 12.0
+    die_saturation_tolerance: float = 0.4
+    die_saturation_floor: float = 0.05
+    die_fit_max: float = 9.0
+    die_fit_margin: float = 0.5
     # Carolus court cards: the printed colour dot at the start of each row (mm), not read.
     court_dot_mm: float = 8.0
     # Still-scene gate: mean absolute grey difference (0-255) between consecutive small frames.

@@ -12,7 +12,7 @@ to the area holding its centre.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -67,6 +67,21 @@ def clean(mask: U8Image) -> U8Image:
     return out
 
 
+class Top(NamedTuple):
+    """One bright top inside a patch: a cube's, or several cubes' whose seams blur erased."""
+
+    area: float  # pixels
+    thick: float  # inscribed radius, pixels
+    x: float  # the thickest point
+    y: float
+    length: float  # its smallest enclosing rectangle's long and short sides, pixels
+    width: float
+    cells: int  # cube-sized cells of that rectangle the top covers (see top_shape)
+
+    def moved(self, dx: float, dy: float) -> Top:
+        return self._replace(x=self.x + dx, y=self.y + dy)
+
+
 @dataclass(frozen=True)
 class Patch:
     """One connected component of a colour mask, measured (before any counting)."""
@@ -77,8 +92,7 @@ class Patch:
     footprint: float  # one cube top's pixel area at the centroid
     side: float
     comp: U8Image  # the component's own pixels inside bbox
-    # The bright tops inside: (area, inscribed radius, x, y of the thickest point).
-    tops: tuple[tuple[float, float, float, float], ...] = ()
+    tops: tuple[Top, ...] = ()
 
 
 def measure(
@@ -88,12 +102,15 @@ def measure(
     lightness: U8Image | None = None,
     top_share: float = 0.85,
     raw: U8Image | None = None,
+    config: VisionConfig = DEFAULT_CONFIG,
 ) -> list[Patch]:
     """The components of a mask (8-connected), measured. With ``lightness`` (Lab L), only the
     tops count: the pixels within ``top_share`` of the blob's bright end. A cube's sides show or
     hide depending on where it stands and on its neighbours, but n touching cubes always show n
     tops."""
-    return measure_planes(mask, 1, footprint, cube_side, lightness, top_share, raw)[0]
+    return measure_planes(mask, 1, footprint, cube_side, lightness, top_share, raw, config=config)[
+        0
+    ]
 
 
 def measure_planes(
@@ -108,6 +125,7 @@ def measure_planes(
     index: I32Image | None = None,
     width: int = 0,
     groups: tuple[I32Image, npt.NDArray[Any], npt.NDArray[Any]] | None = None,
+    config: VisionConfig = DEFAULT_CONFIG,
 ) -> list[list[Patch]]:
     """:func:`measure` of several masks of one image at once (a colour each, stacked: ``masks``
     and ``raw`` are ``planes`` times the image's height; their first and last rows empty).
@@ -140,12 +158,12 @@ def measure_planes(
     fp, side = _at_centroids(footprint, cx, cy), _at_centroids(cube_side, cx, cy)
     shift_x, shift_y = (wx - px)[first], (wy - py)[first]
     counted = count.astype(np.float64)
-    tops: list[list[tuple[float, float, float, float]]] = [[] for _ in range(n - 1)]
+    tops: list[list[Top]] = [[] for _ in range(n - 1)]
     if lightness is not None:
         light = np.ascontiguousarray(lightness).ravel()[local]
         own = raw.ravel()[at] > 0 if raw is not None else np.ones(at.size, bool)
         boxes = (left, py[first], right - left + 1, py[last] - py[first] + 1)
-        counted, tops = _tops(comps, at, (py, px), boxes, light, own, top_share, fp)
+        counted, tops = _tops(comps, at, (py, px), boxes, light, own, top_share, fp, side, config)
     # The order OpenCV finds components in (2x2 blocks in raster order), inside each group's
     # box when grouped: later stages take the first of equals.
     if groups is None:
@@ -162,7 +180,7 @@ def measure_planes(
         dx, dy = int(shift_x[i]), int(shift_y[i])
         box = (x0 + dx, y0 + dy, x1 - x0 + 1, y1 - y0 + 1)
         centroid = (float(cx[i]), float(cy[i]))
-        its = tuple((a, t, x + dx, y + dy) for a, t, x, y in tops[i])
+        its = tuple(t.moved(dx, dy) for t in tops[i])
         patch = Patch(float(counted[i]), centroid, box, float(fp[i]), float(side[i]), part, its)
         out[int(plane[first[i]])].append(patch)
     return out
@@ -186,11 +204,13 @@ def _tops(
     own: npt.NDArray[Any],
     top_share: float,
     fp: npt.NDArray[Any],
-) -> tuple[npt.NDArray[Any], list[list[tuple[float, float, float, float]]]]:
-    """Counted (top) pixels of each component and its bright tops: (area, inscribed radius, x,
-    y of the thickest point, in the mask's own coordinates), each top a 4-connected patch of
-    the top pixels. The pixels (``at``, raster order) with their lightness and whether each is
-    the mask's (``own``); ``box``: each component's box (x, y, w, h)."""
+    side: npt.NDArray[Any],
+    config: VisionConfig,
+) -> tuple[npt.NDArray[Any], list[list[Top]]]:
+    """Counted (top) pixels of each component and its bright tops (in the mask's own
+    coordinates), each top a 4-connected patch of the top pixels. The pixels (``at``, raster
+    order) with their lightness and whether each is the mask's (``own``); ``box``: each
+    component's box (x, y, w, h); ``fp``/``side``: each component's cube top area and side."""
     m = comps.n
     comp = comps.label
     hist = np.bincount(comp[own] * 64 + (light[own] >> 2), minlength=m * 64)
@@ -199,7 +219,7 @@ def _tops(
     top = own & (np.abs(light.astype(np.int16) - mode[comp]) <= band[comp])
     valued = np.bincount(comp[own], minlength=m) > 0
     counted = np.where(valued, np.bincount(comp[top], minlength=m), comps.count)
-    tops: list[list[tuple[float, float, float, float]]] = [[] for _ in range(m)]
+    tops: list[list[Top]] = [[] for _ in range(m)]
     chosen = np.flatnonzero(top)
     if not chosen.size:
         return counted.astype(np.float64), tops
@@ -227,9 +247,19 @@ def _tops(
     # Each top's first deepest pixel (as cv2.minMaxLoc finds it).
     deepest = PerLabel(patches.label[deep], patches.n).min(position[deep])
     ty, tx = yx[0][chosen[deepest]], yx[1][chosen[deepest]]
-    area = patches.count
+    sizes = patches.count
     for j in kept[np.argsort(first[kept], kind="stable")].tolist():  # raster order, as OpenCV
-        tops[int(owner[j])].append((float(area[j]), float(best[j]), float(tx[j]), float(ty[j])))
+        area, o = float(sizes[j]), int(owner[j])
+        length = width = float(np.sqrt(area))
+        cells = 1
+        # A top as big as a cube's or more may be several cubes': its shape says how many.
+        if area >= config.top_shape_from * fp[o]:
+            mine = patches.label == j
+            ys, xs = qy[mine], qx[mine]
+            part = np.zeros((int(ys.max() - ys.min()) + 1, int(xs.max() - xs.min()) + 1), np.uint8)
+            part[ys - ys.min(), xs - xs.min()] = 1
+            length, width, cells = top_shape(part, float(side[o]), config)
+        tops[o].append(Top(area, float(best[j]), float(tx[j]), float(ty[j]), length, width, cells))
     return counted.astype(np.float64), tops
 
 
@@ -272,11 +302,11 @@ def footprint_factor(
     """
     # Thick tops are whole cube tops (seams part touching cubes); without tops, whole blobs.
     ratios = sorted(
-        a / p.footprint
+        t.area / p.footprint
         for p in patches
-        for a, thick, _, _ in p.tops
-        if thick >= config.min_top_thickness * p.side
-        and a / p.footprint >= config.min_blob_cubes * prior
+        for t in p.tops
+        if t.thick >= config.min_top_thickness * p.side
+        and t.area / p.footprint >= config.min_blob_cubes * prior
     ) or sorted(
         p.area / p.footprint
         for p in patches
@@ -322,18 +352,17 @@ def count_patches(
         x, y, w, h = p.bbox
         if p.tops:
             # The dark seams keep touching cubes' tops apart: each whole top is a seed, and a
-            # top that is more than one (seams lost to blur) counts by its area. Lit slivers
+            # top that is more than one (seams lost to blur) counts by its shape. Lit slivers
             # of sides are no tops (too thin). The blob's area (estimate) is the cross-check.
             whole = [
-                a / unit
-                for a, thick, _, _ in p.tops
-                if a / unit >= config.min_top_cubes and thick >= config.min_top_thickness * p.side
+                t
+                for t in p.tops
+                if t.area / unit >= config.min_top_cubes
+                and t.thick >= config.min_top_thickness * p.side
             ]
             seeds = len(whole)
             if whole:
-                # A single top reads up to ~1.3 cubes (a lit bevel joins it); two merged
-                # tops read ~2: the bar for "two" is set high.
-                cubes = sum(_top_cubes(a, config) for a in whole)
+                cubes = sum(top_cubes(t, unit, config) for t in whole)
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
         centres: tuple[tuple[float, float], ...] = (p.centroid,) * cubes
@@ -343,11 +372,44 @@ def count_patches(
     return blobs
 
 
-def _top_cubes(area: float, config: VisionConfig) -> int:
-    """Cubes under one bright top of ``area`` cube tops. Measured on the labelled renders
-    (benchmarks/vision_errors): a lone top reads 0.6-1.5 (a lit bevel joins it, blur spreads or
-    eats it), n tops whose seams blur erased read ~1.1 n (bevels and halo join in)."""
-    return max(1, round(area / config.merged_top_cubes))
+def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, float, int]:
+    """A top's smallest enclosing rectangle (long and short side, pixels) and how many of its
+    cube-sized cells the top covers.
+
+    Blur eats a top's edges and spreads its bevels, so its area says little (a lone top reads
+    0.6-1.5 cube tops on the labelled renders), but the rectangle keeps the cubes' layout: a
+    row of n is n sides long; a block or an L covers the cells of its rectangle that hold a
+    cube, judged at each cell's centre, far from the blurred edges.
+    """
+    box = cv2.boxPoints(cv2.minAreaRect(cv2.findNonZero(part)))
+    origin = box[0]
+    edges = [box[1] - origin, box[3] - origin]
+    # +1: the rectangle runs through the outer pixels' centres.
+    sizes = [float(np.hypot(*e)) + 1.0 for e in edges]
+    long_i = 0 if sizes[0] >= sizes[1] else 1
+    length, width = sizes[long_i], sizes[1 - long_i]
+    along = max(1, round(length / (config.top_length_sides * side)))
+    across = max(1, round(width / (config.top_width_sides * side)))
+    if along * across == 1:
+        return length, width, 1
+    u, v = edges[long_i], edges[1 - long_i]
+    h, w = part.shape
+    cells = 0
+    for i in range(along):
+        for j in range(across):
+            cx, cy = origin + u * ((i + 0.5) / along) + v * ((j + 0.5) / across)
+            ix, iy = min(max(round(float(cx)), 0), w - 1), min(max(round(float(cy)), 0), h - 1)
+            cells += bool(part[max(iy - 1, 0) : iy + 2, max(ix - 1, 0) : ix + 2].mean() >= 0.5)
+    return length, width, max(1, cells)
+
+
+def top_cubes(top: Top, unit: float, config: VisionConfig) -> int:
+    """Cubes under one bright top: the cells of its rectangle it covers (see top_shape); a
+    ragged top (a cube half under another piece, a glint) counts by its area."""
+    fill = top.area / max(1.0, top.length * top.width)
+    if fill < config.top_min_fill:
+        return max(1, round(top.area / unit / config.merged_top_cubes))
+    return top.cells
 
 
 def find_blobs(

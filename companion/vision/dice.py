@@ -1,93 +1,274 @@
-"""The dice in the Carolus Magnus tray: the colour spot on each white die's top face, or the
-crown."""
+"""The dice in the Carolus Magnus tray: the symbol on each white die's top face (a round colour
+spot or a gold crown), or why a die could not be read.
+
+Read in the frame itself, not the binned working image: a die is only 11-20 px across in a
+1080p frame, its symbol 7-12 px. The tray is found where it really is (dice_tray.py); a die is
+what rises well above the tray's own level there; its top face's symbol is the colour patch at
+its heart (the sides in view carry symbols too, at its rim); the symbol's colour is judged
+against that die's own white (die_faces.py), which sees the same light.
+"""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.colour import L_WEIGHT, ColourModel, bgr_to_lab, lab_distance
 from companion.vision.config import VisionConfig
+from companion.vision.dice_tray import NoTray, find_tray
+from companion.vision.die_faces import CAROLUS_FACES, face_of
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
-from companion.vision.masks import fill_holes
 
 Image = npt.NDArray[Any]
 
-CAROLUS_FACES = ("red", "blue", "yellow", "green", "pink", "crown")
-# The crown printed on the dice: gold. Nominal, like the piece colours.
-CROWN_BGR = (20, 150, 200)
+__all__ = ["CAROLUS_FACES", "Dice", "die_pixels", "read_dice"]
 
 
-def read_dice(
-    lab: Image, geo: Geometry, layout: Layout, colours: ColourModel, config: VisionConfig
-) -> tuple[str, ...]:
-    """Top faces of the dice in the tray: the colour spot on each white die, or a crown.
+@dataclass(frozen=True)
+class Dice:
+    """The top faces read, top to bottom in the image, and what was seen but not read."""
 
-    A die is whatever in the tray is far from the tray's own colour; its face symbol is its
-    saturated pixels. The crown is gold, close to yellow: its ragged shape (low solidity)
-    tells it from the round yellow spot.
-    """
-    assert geo.tray is not None
-    die_mm = float(layout.pieces.get("die", 16.0))
-    die_area = (die_mm * geo.mm_px) ** 2
-    tx, ty, tw, th = geo.tray_box
-    tray = (geo.tray[ty : ty + th, tx : tx + tw] > 0) & ~geo.ignore[ty : ty + th, tx : tx + tw]
-    if not tray.any():
-        return ()
-    pix = lab[ty : ty + th, tx : tx + tw].astype(np.float32)
-    ref = np.median(pix[tray], axis=0)
-    d = np.sqrt(
-        (L_WEIGHT * (pix[..., 0] - ref[0])) ** 2
-        + (pix[..., 1] - ref[1]) ** 2
-        + (pix[..., 2] - ref[2]) ** 2
-    )
-    chroma = np.hypot(pix[..., 1] - 128, pix[..., 2] - 128)
-    # A die: far from the tray's colour, or its saturated face spot (in a dim frame the
-    # white die is a mid grey, close to a dark tray; its spot still has colour).
-    body = ((d > config.die_contrast) | (chroma >= config.die_spot_chroma)) & tray
-    body = body.astype(np.uint8)
-    body = cv2.morphologyEx(body, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(body, connectivity=8)
-    faces: list[tuple[float, float, str]] = []
-    refs = dict(colours.pieces)
-    refs["crown"] = (bgr_to_lab(CROWN_BGR),)
+    faces: tuple[str, ...] = ()
+    unread: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Die:
+    y: float  # crop pixels, for the order and the message
+    x: float
+    face: str | None
+    why: str = ""
+
+
+def read_dice(frame: Image, geo: Geometry, layout: Layout, config: VisionConfig) -> Dice:
+    """The top face of every die in the tray. A die whose face cannot be told is named in
+    ``unread`` (``die 2``: the second from the top) with where it lies and why, not guessed."""
+    tray = find_tray(frame, geo, layout, config)
+    if tray is None:
+        return Dice()
+    if isinstance(tray, NoTray):
+        return Dice(unread={"dice": tray.why})
+    dice = _find_dice(tray.crop, tray.mask, tray.side, config)
+    dice.sort(key=lambda d: (d.y, d.x))
+    unread = {}
+    for n, d in enumerate(dice, 1):
+        if d.face is None:
+            u, v = d.x + tray.origin[0], d.y + tray.origin[1]
+            unread[f"die {n}"] = f"a die in the tray at image ({u:.0f}, {v:.0f}): {d.why}"
+    return Dice(tuple(d.face for d in dice if d.face is not None), unread)
+
+
+def _find_dice(crop: Image, tray: Image, side: float, config: VisionConfig) -> list[_Die]:
+    bgr = crop.astype(np.float32)
+    # Sensor noise is several grey levels on a symbol only ~10 px wide: smooth a little.
+    sigma = config.die_smooth * side
+    if sigma > 0.3:
+        bgr = np.asarray(cv2.GaussianBlur(bgr, (0, 0), sigma), np.float32)
+    grey = bgr.mean(axis=2)
+    body = die_pixels(bgr, grey, tray, side, config).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(body, connectivity=8)
+    out: list[_Die] = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
-        if area < 0.4 * die_area:
+        if area < config.die_min_area * side * side:
             continue
-        comp = fill_holes((labels[y : y + h, x : x + w] == i).astype(np.uint8))
-        spot = (comp > 0) & (chroma[y : y + h, x : x + w] >= config.die_spot_chroma)
-        if not spot.any():
-            continue
-        med = np.median(pix[y : y + h, x : x + w][spot], axis=0)
-        colour = min(
-            (name for name in refs if name in CAROLUS_FACES),
-            key=lambda name: lab_distance(
-                (float(med[0]), float(med[1]), float(med[2])), refs[name][0]
-            ),
-        )
-        if colour in ("yellow", "crown"):
-            # Shape decides when both clues agree (ragged and small: crown; round and
-            # big: yellow spot); otherwise the nearer of the two colours stands.
-            ragged = _solidity(spot) < config.crown_solidity
-            small = spot.sum() < config.crown_area_share * die_area
-            if ragged == small:
-                colour = "crown" if ragged else "yellow"
-        for _ in range(max(1, round(area / (die_area * 1.25)))):
-            faces.append((float(centroids[i][1]) + ty, float(centroids[i][0]) + tx, colour))
-    return tuple(name for _, _, name in sorted(faces))
+        comp = labels[y : y + h, x : x + w] == i
+        for d in _read_blob(
+            bgr[y : y + h, x : x + w], grey[y : y + h, x : x + w], comp, side, config
+        ):
+            out.append(_Die(d.y + y, d.x + x, d.face, d.why))
+    return out
 
 
-def _solidity(mask: npt.NDArray[Any]) -> float:
-    """Area over convex hull area of the largest patch of a mask (1.0 for a disc)."""
-    m = mask.astype(np.uint8)
-    contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not contours:
+def die_pixels(bgr: Image, grey: Image, tray: Image, side: float, config: VisionConfig) -> Image:
+    """Where the dice are in a (smoothed) crop round the tray (``tray``: its surface): True on
+    each die's top, the lit sides in view and its symbols."""
+    # The tray's own colour, inside its light printed outline.
+    margin = max(1, round(config.die_tray_margin * side))
+    eroded = cv2.erode(tray.astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+    inner = eroded > 0 if eroded.any() else tray
+    # A die's top stands out past its footprint in the image (it is nearer the camera).
+    reach = max(1, round(config.die_reach * side))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    search = cv2.dilate(tray.astype(np.uint8), kernel) > 0
+    # The level of the tray under each die (a lamp's glare or a cast shadow makes it uneven):
+    # the grey with everything brighter and smaller than a couple of dice taken off; and that
+    # of whatever lies round each pixel, the lighter board beside the tray included.
+    k = max(3, round(config.die_background * side)) | 1
+    box = np.ones((k, k), np.uint8)
+    own = np.where(tray, grey, float(np.median(grey[inner])))
+    rise = grey - cv2.morphologyEx(own, cv2.MORPH_OPEN, box)
+    local = grey - cv2.morphologyEx(grey, cv2.MORPH_OPEN, box)
+    top = float(np.quantile(rise[search], 0.999))
+    if top < config.die_min_rise:
+        return np.zeros(tray.shape, bool)
+    lab = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8), cv2.COLOR_BGR2Lab).astype(np.float32)
+    ref = np.median(lab[inner], axis=0)
+    chroma = np.hypot(lab[..., 1] - ref[1], lab[..., 2] - ref[2])
+    # A die: well above the tray's level (its lit top and sides) and above the board's where
+    # it stands out over the tray's edge, or its saturated spot (a blue spot can be as dark as
+    # the tray).
+    lit = (rise >= config.die_body_share * top) & (local >= config.die_board_share * top)
+    body = (lit | (chroma >= config.die_spot_chroma)) & search
+    # A die's symbol may be as dark as the tray: the white round it encloses it.
+    body = _fill_small_holes(body, config.die_hole * side * side)
+    # A die is a whole die side across; thin bright lines (the tray's printed outline) are not.
+    thin = max(2, round(config.die_min_width * side))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (thin, thin))
+    opened: Image = cv2.morphologyEx(body.astype(np.uint8), cv2.MORPH_OPEN, disc)
+    return opened > 0
+
+
+def _fill_small_holes(mask: Image, largest: float) -> Image:
+    """The mask with its enclosed holes up to ``largest`` pixels filled (a die's symbol inside
+    its white, not the tray inside its printed outline)."""
+    _, labels, stats, _ = cv2.connectedComponentsWithStats((~mask).astype(np.uint8), connectivity=4)
+    h, w = mask.shape
+    x, y, bw, bh, area = (stats[:, k] for k in range(5))
+    hole = (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h) & (area <= largest)
+    hole[0] = False
+    filled: Image = mask | hole[labels]
+    return filled
+
+
+def _read_blob(
+    bgr: Image, grey: Image, comp: Image, side: float, config: VisionConfig
+) -> list[_Die]:
+    """The dice of one blob of die pixels (dice close together touch in the image)."""
+    white = _white(bgr, grey, comp, config)
+    ratio = bgr / np.maximum(white, 1.0)
+    # How far a pixel's hue is from the die's white, whatever its lightness (a shaded side is
+    # darker, not coloured).
+    chromatic = np.linalg.norm(
+        ratio / np.maximum(ratio.mean(axis=2, keepdims=True), 1e-3) - 1, axis=2
+    )
+    low, high = config.die_symbol_area
+    symbols = [s for s in _symbols(chromatic, comp, side, config) if low <= s.area <= high]
+    n = max(1, round(float(comp.sum()) / (config.die_image_area * side * side)))
+    dice: list[_Die] = []
+    for part, (px, py) in _split(comp, n, side):
+        depth = _depth(part)
+        if float(depth.max()) < config.die_min_depth * side or (
+            _elongation(part) > config.die_max_elongation
+        ):
+            continue  # no die: too thin or long (print on the tray, a bright strip of board)
+        # The top face's symbol lies at the die's heart, about half a die from its edges; a
+        # side's lies at its rim.
+        mine = [s for s in symbols if part[round(s.centre[1]), round(s.centre[0])]]
+        top = max(mine, key=lambda s: depth[round(s.centre[1]), round(s.centre[0])], default=None)
+        if top is None or depth[round(top.centre[1]), round(top.centre[0])] < (
+            config.die_top_depth * side
+        ):
+            dice.append(_Die(py, px, None, "no symbol found on its top face"))
+            continue
+        face, why = face_of(_symbol_colour(bgr, grey, part, top, chromatic, side, config), config)
+        dice.append(_Die(top.centre[1], top.centre[0], face, why))
+    return dice
+
+
+def _split(comp: Image, n: int, side: float) -> list[tuple[Image, tuple[float, float]]]:
+    """``n`` dice in one blob: each die's heart (the point deepest inside the blob, the
+    others' a die apart) and the pixels nearer it than any other heart."""
+    depth = _depth(comp)
+    ys, xs = np.nonzero(comp)
+    hearts: list[tuple[float, float]] = []
+    for k in np.argsort(-depth[ys, xs], kind="stable"):
+        p = (float(xs[k]), float(ys[k]))
+        if all(math.dist(p, q) >= 0.8 * side for q in hearts):
+            hearts.append(p)
+            if len(hearts) == n:
+                break
+    if len(hearts) == 1:
+        return [(comp, hearts[0])]
+    h, w = comp.shape
+    gy, gx = np.mgrid[0:h, 0:w]
+    nearest = np.stack([np.hypot(gx - x, gy - y) for x, y in hearts]).argmin(axis=0)
+    return [(comp & (nearest == i), heart) for i, heart in enumerate(hearts)]
+
+
+def _depth(mask: Image) -> Image:
+    """Each pixel's distance to the nearest pixel outside the mask (the crop's edge counts)."""
+    padded = np.pad(mask, 1).astype(np.uint8)
+    depth: Image = cv2.distanceTransform(padded, cv2.DIST_L2, 5)[1:-1, 1:-1]
+    return depth
+
+
+def _elongation(mask: Image) -> float:
+    """Long over short axis of a blob (its pixels' spread)."""
+    ys, xs = np.nonzero(mask)
+    if xs.size < 3:
         return 1.0
-    c = max(contours, key=cv2.contourArea)
-    hull = cv2.contourArea(cv2.convexHull(c))
-    return float(cv2.contourArea(c)) / hull if hull > 0 else 1.0
+    # A pixel is a unit square: its own spread (1/12) keeps a one-pixel line finite.
+    cov = np.cov(np.vstack([xs, ys]).astype(np.float64)) + np.eye(2) / 12.0
+    lo, hi = np.linalg.eigvalsh(cov)
+    return float(np.sqrt(hi / max(lo, 1e-9)))
+
+
+@dataclass(frozen=True)
+class _Symbol:
+    """A patch of colour on a die: the symbol of its top face, or of a side in view."""
+
+    blob: Image
+    centre: tuple[float, float]  # x, y
+    area: float  # die sides squared
+
+
+def _symbols(chromatic: Image, comp: Image, side: float, config: VisionConfig) -> list[_Symbol]:
+    """Each colour patch of a blob of die pixels, from its most coloured pixel out to where
+    the colour has fallen to half (blur spreads a symbol's colour over the white round it;
+    half way is its drawn edge)."""
+    taken = np.zeros_like(comp)
+    out = []
+    for cy, cx in _peaks(np.where(comp, chromatic, 0.0), config.die_symbol_chromatic):
+        if taken[cy, cx]:
+            continue
+        level = (chromatic >= config.die_symbol_level * chromatic[cy, cx]) & comp
+        _, labels = cv2.connectedComponents(level.astype(np.uint8), connectivity=8)
+        blob = labels == labels[cy, cx]
+        taken |= blob
+        ys, xs = np.nonzero(blob)
+        out.append(_Symbol(blob, (float(xs.mean()), float(ys.mean())), blob.sum() / side**2))
+    return out
+
+
+def _peaks(values: Image, least: float) -> list[tuple[int, int]]:
+    """Local maxima of at least ``least``, highest first, as (row, column)."""
+    top = cv2.dilate(values.astype(np.float32), np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((values >= top) & (values >= least))
+    order = np.argsort(-values[ys, xs], kind="stable")
+    return [(int(ys[k]), int(xs[k])) for k in order]
+
+
+def _white(bgr: Image, grey: Image, mask: Image, config: VisionConfig) -> Image:
+    """A die's white: the median colour of the brightest share of its pixels (its lit top)."""
+    bright = mask & (grey >= np.quantile(grey[mask], 1.0 - config.die_white_share))
+    white: Image = np.median(bgr[bright], axis=0)
+    return white
+
+
+def _symbol_colour(
+    bgr: Image,
+    grey: Image,
+    part: Image,
+    symbol: _Symbol,
+    chromatic: Image,
+    side: float,
+    config: VisionConfig,
+) -> list[float]:
+    """A symbol's colour as B, G, R ratios to the die's white round it: the median of its
+    most coloured pixels near its centre (its edge is blended with the white)."""
+    h, w = part.shape
+    ys, xs = np.mgrid[0:h, 0:w]
+    dist = np.hypot(xs - symbol.centre[0], ys - symbol.centre[1])
+    near = part & (dist < config.die_white_radius * side) & ~symbol.blob
+    white = _white(bgr, grey, near if near.any() else part, config)
+    core = symbol.blob & (dist < config.die_core_radius * side)
+    if not core.any():
+        core = symbol.blob
+    sel = core & (chromatic >= np.quantile(chromatic[core], 1.0 - config.die_core_share))
+    return [float(v) for v in np.median(bgr[sel], axis=0) / np.maximum(white, 1.0)]

@@ -6,7 +6,7 @@ back to the board, so they do not count as cubes of a colour that is not there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import cv2
@@ -32,16 +32,11 @@ def _segment_distance(p: Image, a: Image, ends: Image) -> Image:
 
 
 def drop_fringes(
-    labels: Image,
-    lab_at: Callable[[Image], Image],
-    model: ColourModel,
-    names: Sequence[str],
-    reach: int,
+    labels: Image, lab: Image, model: ColourModel, names: Sequence[str], reach: int
 ) -> None:
     """In place: pixels labelled one piece colour, within ``reach`` pixels of another piece
     colour, and nearer a mix of that other colour with the board (or its own shade) than to
-    their own colour, become background. ``lab_at``: the Lab (N x 3) of pixels at flat
-    positions of ``labels`` (only the few near two colours are asked for)."""
+    their own colour, become background."""
     if not model.background:
         return
     codes = [model.label(n) for n in names if n in model.names]
@@ -61,7 +56,7 @@ def drop_fringes(
         return
     own = mine.ravel()[at]
     refs = np.array([model.pieces[model.names[c - 1]][0] for c, _ in present], np.float32) * _W
-    p = lab_at(at).astype(np.float32) * _W
+    p = lab.reshape(-1, 3)[at].astype(np.float32) * _W
     d_own = np.linalg.norm(p - refs[own], axis=1)
     d_mix = np.full(at.size, np.inf, np.float32)
     bg = np.array(model.background, np.float32) * _W

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
@@ -60,6 +60,9 @@ class Geometry:
     tray_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     tile_mask: npt.NDArray[Any] | None = None
     tile_box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    # Each tile's marker corners (working px, ArUco order): its paper and ink are the light's
+    # white and black references on that tile (castles.py).
+    tile_markers: Mapping[str, npt.NDArray[Any]] = field(default_factory=dict)
 
 
 def tile_polygons(layout: Layout, tiles: Mapping[str, Pose]) -> dict[str, Polygon]:
@@ -211,6 +214,9 @@ def build_geometry(
         tray_box=_box(tray) if tray is not None else (0, 0, 0, 0),
         tile_mask=tile_mask if tile_mask.any() else None,
         tile_box=_box(tile_mask.astype(np.uint8)),
+        tile_markers={
+            t: to_work(layout.tile_marker(t).corners(pose)) for t, pose in (tiles or {}).items()
+        },
         crop=(x0, y0, x1, y1),
         scale=scale,
         size=size,

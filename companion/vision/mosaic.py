@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.colour import BACKGROUND, packed_lab
+from companion.vision.colour import BACKGROUND
 from companion.vision.masks import pack_boxes
 
 Image = npt.NDArray[Any]
@@ -29,9 +29,8 @@ Image = npt.NDArray[Any]
 
 @dataclass(frozen=True)
 class Mosaic:
-    """The packed cut-outs (see :func:`cut`) and where each of their pixels came from."""
-
     labels: Image  # the working image's labels, other groups' pixels and the gaps BACKGROUND
+    image: Image  # its pixels, BGR and a fourth byte (anything in the gaps)
     index: Image  # flat index (y * width + x) in the working image; -1 in the gaps
     width: int  # of the working image
     inside: Image  # 255 where a working-image pixel, 0 in the gaps and beyond its edges
@@ -40,11 +39,6 @@ class Mosaic:
         """A working-image array (H x W) laid out as the mosaic (anything in the gaps)."""
         out: Image = np.take(array, self.index)
         return out
-
-    def lab_at(self, packed: Image, at: Image) -> Image:
-        """Lab (N x 3) of the mosaic's pixels at flat positions ``at`` (inside the cut-outs);
-        ``packed``: the working image's pixels as colour.pack_bgr gives them."""
-        return packed_lab(np.take(packed, self.index.ravel()[at]))
 
     def to_work(self, x: float, y: float) -> tuple[float, float]:
         """Working-image coordinates of a point of the mosaic (inside a cut-out)."""
@@ -61,9 +55,9 @@ def _raster(height: int, width: int) -> Image:
     return out
 
 
-def cut(labels: Image, pieces: int, margin: int) -> Mosaic:
+def cut(labels: Image, packed: Image, pieces: int, margin: int) -> Mosaic:
     """The mosaic of the pixels labelled 1..``pieces`` with at least ``margin`` pixels round
-    them.
+    them; ``packed``: the working image's pixels as colour.pack_bgr gives them.
 
     Pixels of two groups lie more than twice the margin apart, so anything that looks at most
     ``margin`` pixels away sees the same in the mosaic. The groups are found on 2x2 cells (a
@@ -99,7 +93,8 @@ def cut(labels: Image, pieces: int, margin: int) -> Mosaic:
     index[(seen != owner) & (seen != 0)] = -1
     inside = index >= 0
     mosaic_labels = np.where(inside, np.take(labels, index), BACKGROUND).astype(np.uint8)
-    return Mosaic(mosaic_labels, index, w, inside.astype(np.uint8) * 255)
+    pixels = np.take(packed, index).view(np.uint8).reshape(size[1], size[0], 4)
+    return Mosaic(mosaic_labels, pixels, index, w, inside.astype(np.uint8) * 255)
 
 
 @lru_cache(maxsize=4)

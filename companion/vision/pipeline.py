@@ -2,13 +2,11 @@
 
 1. ``working_image``: crop to the board and resample so a cube is ~9 px wide (speed, and the same
    thresholds at every resolution).
-2. ``labels``: one label per pixel, straight from its BGR value (colour.py: a cache of the
-   colour model's label of every colour seen; no Lab conversion of the frame).
+2. ``labels``: Lab, then the colour model's lookup table: one label per pixel.
 3. ``hand_check`` (hand.py): a big skin-coloured blob (or one of no known colour over the areas)
    reaching in from off the board means a hand or arm: the frame is occluded, nothing counted.
-4. the mosaic (mosaic.py): the pieces' surroundings cut out and packed into a small image, where
-   colour fringes, masks, figures (figures.py) and cubes (cubes.py: by area, checked by seeds)
-   are found; castles (castles.py) and dice faces (dice.py) from the frame's Lab.
+4. figures (figures.py) and castles (castles.py) by colour and size, cubes (cubes.py: by area,
+   checked by seeds), dice faces (dice.py).
 5. ``Observation``: counts per area, figures, dice, confidence, and what could not be read.
 
 Geometry (geometry.py: area outlines projected into the working image, per-place cube
@@ -20,10 +18,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from functools import cached_property, partial
 from typing import Any
 
 import cv2
@@ -32,12 +28,18 @@ import numpy.typing as npt
 
 from companion.vision.calibration import Calibration
 from companion.vision.castles import read_castles
-from companion.vision.colour import pack_bgr, packed_lab
+from companion.vision.colour import BACKGROUND, UNKNOWN, pack_bgr, unpack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_planes
 from companion.vision.dice import read_dice
 from companion.vision.errors import VisionError
-from companion.vision.figures import figures_of, find_big_top, find_figure
+from companion.vision.figures import (
+    Figure,
+    dark_pieces,
+    figures_of,
+    find_figure,
+    find_grande,
+)
 from companion.vision.fringe import drop_fringes
 from companion.vision.geometry import Geometry, build_geometry, locate_movables
 from companion.vision.hand import SkinColours, hand_check, white_cast
@@ -45,6 +47,7 @@ from companion.vision.layout import Layout, Pose
 from companion.vision.masks import PerLabel, block_order
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
+from companion.vision.standing import foot_of, top_of
 from companion.vision.still import is_moving, median_frame, thumbnail
 
 Image = npt.NDArray[Any]
@@ -82,26 +85,12 @@ def _groups(
     return groups, rank, origin
 
 
-def _place_at(geo: Geometry, x: float, y: float) -> str | None:
-    """The place (id) at a working-image point."""
-    ix = min(max(int(x), 0), geo.size[0] - 1)
-    iy = min(max(int(y), 0), geo.size[1] - 1)
-    i = int(geo.place_map[iy, ix])
-    if i:
-        return geo.places[i - 1].id
-    # A cube just outside the outline (pushed to the edge) goes to the nearest place.
-    r = max(2, round(float(geo.side[iy, ix]) * 0.6))
-    win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
-    vals = win[win > 0]
-    return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
-
-
-def _no_extras() -> tuple[dict[str, str], tuple[str, ...]]:
-    return {}, ()  # no tiles, no tray: no castles, no dice
-
-
-def _no_hand() -> str | None:
-    return None  # (checked already)
+def lab_of(packed: Image) -> Image:
+    """Lab (N x 3) of a list of packed pixels: the frame is converted only where it is needed."""
+    if not len(packed):
+        return np.zeros((0, 3), np.uint8)
+    lab: Image = cv2.cvtColor(unpack_bgr(packed)[:, None], cv2.COLOR_BGR2Lab)[:, 0]
+    return lab
 
 
 def _margin(config: VisionConfig) -> int:
@@ -192,45 +181,10 @@ class Reader:
         packed = pack_bgr(small)
         labels = self.colours.classify_packed(packed)
         cv2.bitwise_and(labels, geo.readable, dst=labels)
-        # Two threads: the castles and dice (Carolus, from the frame's Lab) on the second one,
-        # beside the hand check and the cubes (from the mosaic of the pieces); without castles
-        # the hand check goes there instead.
-        extras: Callable[[], tuple[dict[str, str], tuple[str, ...]]] = _no_extras
-        hand: Callable[[], str | None] = _no_hand
-        if geo.tile_mask is not None or geo.tray is not None:
-            extras = self._beside.submit(self._castles_and_dice, small, geo).result
-            why = self._hand_check(labels, packed, geo)
-            if why is not None:
-                return Observation(
-                    self.layout.game, occluded=True, unread={"board": why}, frames=frames
-                )
-        else:
-            hand = self._beside.submit(self._hand_check, labels, packed, geo).result
-        learnt = dict(self.last_factors)
-        pieces = cut(labels, len(self.colours.names), _margin(self.config))
-        obs = self._read_pieces(pieces, packed, geo, tiles or {}, frames, extras)
-        why = hand()
-        if why is not None:
-            self.last_factors = learnt  # nothing learnt from a frame with a hand
-            return Observation(
-                self.layout.game, occluded=True, unread={"board": why}, frames=frames
-            )
-        if assumed:
-            unread = dict(obs.unread)
-            for key in assumed:
-                unread[key] = "marker not seen; read where it lay before"
-            obs = replace(obs, unread=unread)
-        return obs
-
-    @cached_property
-    def _beside(self) -> ThreadPoolExecutor:
-        """A second thread, for stages that need nothing from the cubes."""
-        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="vision-reader")
-
-    def _hand_check(self, labels: Image, packed: Image, geo: Geometry) -> str | None:
+        game = self.layout.game
         half = np.s_[::2, ::2]  # the hand check looks at every other pixel of every other row
-        cast = white_cast(packed_lab(np.take(packed, geo.white)))
-        return hand_check(
+        cast = white_cast(lab_of(np.take(packed, geo.white)))
+        hand = hand_check(
             labels[half],
             self._skin.masks(packed[half], cast),
             geo.hand_zone,
@@ -239,19 +193,39 @@ class Reader:
             geo.typical_footprint,
             self.config,
         )
-
-    def _castles_and_dice(
-        self, small: Image, geo: Geometry
-    ) -> tuple[dict[str, str], tuple[str, ...]]:
-        """Castles on the tiles and the dice in the tray (Carolus), from the frame's Lab."""
-        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-        castles: dict[str, str] = {}
-        if self.layout.game == "carolus-magnus":
-            castles = read_castles(lab, geo, partial(_place_at, geo), self.layout, self.config)
-        dice: tuple[str, ...] = ()
-        if geo.tray is not None:
-            dice = read_dice(lab, geo, self.layout, self.colours, self.config)
-        return castles, dice
+        if hand is not None:
+            return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
+        # Castles and black pieces are read from the whole frame's Lab (against the print round
+        # them), dice from the frame itself; everything else from the mosaic of the pieces'
+        # surroundings.
+        black = game == "el-grande" and "black" in self.colours.names
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab) if geo.tile_mask is not None or black else None
+        # Castles are told from the piece-coloured pixels beside them.
+        coloured = (labels != BACKGROUND) & (labels != UNKNOWN) if lab is not None else None
+        dark = None
+        if black and lab is not None:
+            # Black pieces are looked for among dark hueless pixels too (glare makes them
+            # grey): the mosaic takes them in, as black, for the figures alone.
+            dark = dark_pieces(lab, labels, geo, self.config) > 0
+            darkened = labels.copy()
+            darkened[dark] = self.colours.label("black")
+            pieces = cut(darkened, packed, len(self.colours.names), _margin(self.config))
+            pieces = replace(
+                pieces,
+                labels=np.where(pieces.inside > 0, np.take(labels, pieces.index), 0).astype(
+                    np.uint8
+                ),
+            )
+        else:
+            pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
+        dark_cut = pieces.gather(dark) & (pieces.inside > 0) if dark is not None else None
+        obs = self._read_pieces(frame, pieces, lab, coloured, dark_cut, geo, tiles or {}, frames)
+        if assumed:
+            unread = dict(obs.unread)
+            for key in assumed:
+                unread[key] = "marker not seen; read where it lay before"
+            obs = replace(obs, unread=unread)
+        return obs
 
     def _places_now(
         self, frame: Image, courts: Mapping[int, Pose] | None
@@ -296,21 +270,26 @@ class Reader:
     # --- the stages after the hand check --------------------------------------------------------
     def _read_pieces(
         self,
+        frame: Image,
         pieces: Mosaic,
-        packed: Image,
+        frame_lab: Image | None,
+        coloured: Image | None,
+        dark: Image | None,
         geo: Geometry,
         tiles: Mapping[str, Pose],
         frames: int,
-        extras: Callable[[], tuple[dict[str, str], tuple[str, ...]]],
     ) -> Observation:
         cfg = self.config
         layout = self.layout
         labels = pieces.labels
+        lab = cv2.cvtColor(pieces.image, cv2.COLOR_BGR2Lab)
+        lightness = np.ascontiguousarray(lab[..., 0])
         counts: dict[str, dict[str, int]] = {p.id: {} for p in geo.places}
         confidence: dict[str, float] = {p.id: 1.0 for p in geo.places}
         flags: dict[str, list[str]] = {}
         unread: dict[str, str] = {}
         figures: dict[str, str | None] = {}
+        castles: dict[str, str] = {}
         in_tray = pieces.gather(geo.tray) > 0 if geo.tray is not None else None
         figure_list = figures_of(layout)
         cube_colours = (
@@ -318,9 +297,7 @@ class Reader:
             if layout.game == "el-grande"
             else ("red", "blue", "yellow", "green", "pink")
         )
-        drop_fringes(
-            labels, partial(pieces.lab_at, packed), self.colours, cube_colours, cfg.fringe_px
-        )
+        drop_fringes(labels, lab, self.colours, cube_colours, cfg.fringe_px)
         # A mask per colour, stacked (the mosaic's empty first and last rows keep them apart):
         # each operation below runs once for all colours.
         names = self.colours.names
@@ -333,16 +310,39 @@ class Reader:
         stack.reshape(planes.shape)[...] &= pieces.inside
         masks: dict[str, Image] = dict(zip(names, stack.reshape(planes.shape), strict=True))
 
-        place_at = partial(_place_at, geo)
+        def place_at(x: float, y: float) -> str | None:
+            ix = min(max(int(x), 0), geo.size[0] - 1)
+            iy = min(max(int(y), 0), geo.size[1] - 1)
+            i = int(geo.place_map[iy, ix])
+            if i:
+                return geo.places[i - 1].id
+            # A cube just outside the outline (pushed to the edge) goes to the nearest place.
+            r = max(2, round(float(geo.side[iy, ix]) * 0.6))
+            win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
+            vals = win[win > 0]
+            return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
 
+        # Figures are looked for on their colour's pixels; the black ones also on the dark.
+        seen = dict(masks)
+        if dark is not None:
+            black = masks.get("black")
+            seen["black"] = dark.astype(np.uint8) * np.uint8(255)
+            if black is not None:
+                cv2.bitwise_or(seen["black"], black, dst=seen["black"])
         # Pawns first: each removes its own pixels from its colour's mask.
         for fig in figure_list:
-            if not fig.round_:
+            if not fig.round_ or fig.colour not in seen:
                 continue
             mask = masks.get(fig.colour)
-            if mask is None:
-                continue
-            found = find_figure(mask, fig, geo, layout, cfg)
+
+            # A pawn's head ball shows off its foot (it is tall); it is the pawn's, no cube.
+            def head(foot: tuple[float, float], fig: Figure = fig) -> tuple[float, float]:
+                wx, wy = pieces.to_work(*foot)
+                ball = fig.height - cfg.pawn_head * fig.diameter
+                hx, hy = top_of(self.calibration, geo, (wx, wy), ball, cfg)
+                return foot[0] + hx - wx, foot[1] + hy - wy
+
+            found = find_figure(seen[fig.colour], fig, geo, layout, cfg, head, pieces.to_work)
             if found is None:
                 if fig.name in ("king", "charlemagne"):
                     figures[fig.name] = None
@@ -352,8 +352,13 @@ class Reader:
             figures[fig.name] = place_at(*pieces.to_work(fx, fy))
             # The figure's own pixels are no cubes; a sliver of edge round it stays behind
             # and is too small to count.
-            region = mask[y : y + body.shape[0], x : x + body.shape[1]]
-            region[cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0] = 0
+            grown = cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0
+            for m in (mask, seen[fig.colour]):
+                if m is not None:
+                    m[y : y + body.shape[0], x : x + body.shape[1]][grown] = 0
+
+        if layout.game == "carolus-magnus" and frame_lab is not None:
+            castles = read_castles(frame_lab, geo, place_at, layout, cfg, pieces=coloured)
 
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
@@ -361,10 +366,6 @@ class Reader:
         # Counting by area: close the dark edge between a cube's top and its lit side, so one
         # cube is one blob (the seams still part the tops, see cubes.measure).
         closed = cv2.morphologyEx(stack, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        # Lightness where the masks are (the tops are measured there), not the whole mosaic.
-        lightness = np.zeros(labels.shape, np.uint8)
-        marked = np.flatnonzero(stack.reshape(-1, labels.size).max(axis=0))
-        lightness.ravel()[marked] = pieces.lab_at(packed, marked)[:, 0]
         per_plane = measure_planes(
             closed,
             len(names),
@@ -375,6 +376,7 @@ class Reader:
             index=pieces.index,
             width=pieces.width,
             groups=groups,
+            config=cfg,
         )
         for colour in cube_colours:
             if colour not in names:
@@ -382,9 +384,22 @@ class Reader:
             measured[colour] = per_plane[names.index(colour)]
             grande = next((f for f in figure_list if f.colour == colour and not f.round_), None)
             if grande is not None:
-                found_top = find_big_top(measured[colour], grande, geo, layout, cfg)
-                if found_top is not None:
-                    figures[grande.name] = place_at(*found_top)
+                black_top = seen[colour] is not masks[colour]  # dark pixels added
+                top = find_grande(
+                    measured[colour],
+                    seen[colour],
+                    grande,
+                    geo,
+                    layout,
+                    cfg,
+                    lightness,
+                    black_top,
+                    pieces,
+                )
+                if top is not None:
+                    # Its top leans away from under the camera: the grande stands at its foot.
+                    foot = foot_of(self.calibration, geo, top, grande.diameter, cfg)
+                    figures[grande.name] = place_at(*foot)
             factors[colour] = footprint_factor(
                 measured[colour], self.factors.get(colour, cfg.top_factor), self.spread
             )
@@ -414,7 +429,8 @@ class Reader:
                         f"{colour}: area says {round(blob.estimate)}, tops say {blob.seeds}"
                     )
 
-        castles, dice = extras()
+        dice = read_dice(frame, geo, layout, cfg)
+        unread.update(dice.unread)
         for marker in layout.board_markers:
             if marker.id not in self.calibration.markers:
                 unread[f"marker {marker.id}"] = (
@@ -433,7 +449,7 @@ class Reader:
             counts=counts,
             figures=figures,
             castles=castles,
-            dice=dice,
+            dice=dice.faces,
             confidence=confidence,
             unread=unread,
             flags={k: tuple(v) for k, v in flags.items()},

@@ -8,8 +8,9 @@
 
 Link rules (see firmware/PROTOCOL.md): each drop is sent at once; unacknowledged drops are all sent
 again, oldest first, when the oldest has waited RETRANSMIT_US (doubling while the host is silent);
-a HELLO resends everything unacknowledged immediately and is answered with a STATUS. A heartbeat
-STATUS goes out every HEARTBEAT_US.
+a HELLO resends everything unacknowledged immediately and is answered with a STATUS. Drops restored
+from an earlier boot go first, and this boot's drops only once the host has acknowledged them all,
+so none can overtake them. A heartbeat STATUS goes out every HEARTBEAT_US.
 
 Pure and portable (CPython and MicroPython).
 """
@@ -93,6 +94,12 @@ class Tower:
             self._retransmit_us = min(self._retransmit_us * 2, self.cfg.RETRANSMIT_MAX_US)
         sent = 0
         for rec in records:
+            if rec[0] != records[0][0]:
+                # A later boot's drops wait until the host has acknowledged every drop of the
+                # earlier boot (restored after a reset). The host orders drops by seq within a
+                # boot but cannot order two boots: if a restored drop's frame is lost and the new
+                # boot's drop 1 gets through, the host would deliver it first.
+                break
             if rec[6] is None:
                 if sent >= self.cfg.BURST:
                     break

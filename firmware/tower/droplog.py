@@ -3,7 +3,8 @@
 A record is ``[boot_id, seq, t_us, colour, confidence, flags, sent_at]``; ``sent_at`` is the
 device time of its last transmission (None: due now). Acknowledgement is cumulative per boot:
 ``ack(b, s)`` forgets every record of boot ``b`` up to ``s``. Records of an earlier boot (restored
-from flash after a reset) stay in front, so the host receives everything in the order it happened.
+from flash after a reset) stay in front, and ``core`` sends a later boot's records only once they
+are all acknowledged, so the host receives everything in the order it happened.
 
 The log is written to the store after every change: drops come at the speed of a hand, and a
 littlefs write of a few hundred bytes takes milliseconds. A reset between the beam and the write

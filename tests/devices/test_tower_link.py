@@ -8,6 +8,7 @@ import queue
 import threading
 import time
 import tty
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,10 +46,18 @@ def states(got: list[object]) -> list[str]:
 
 def test_1000_drops_through_corruption_unplugs_and_a_reset_arrive_exactly_once() -> None:
     events: queue.Queue[object] = queue.Queue()
-    sim = TowerSimulator(seed=5, corrupt=0.05, colour_sensor=True, config=FAST)
+    # The script drops 800 cubes per second of wall-clock time. On a loaded machine the host (or
+    # the script, which then catches up in a burst) falls behind by more than the 256 drops the
+    # tower's log holds, and the tower rightly reports the overflow as lost drops. How fast this
+    # machine is must not decide the test, so this tower's log holds the whole run; overflow has
+    # its own tests (fw_cases.case_log_overflow_..., test_overflowed_drops_are_reported_lost_...).
+    config = dict(FAST, LOG_CAPACITY=1000)
+    sim = TowerSimulator(seed=5, corrupt=0.05, colour_sensor=True, config=config)
     with sim, TowerLink(events, sim.port, backoff=(0.02, 0.1)):
         script = script_from_options(1000, 800, unplug_every=300, unplug_for=0.1, reset_after=[450])
-        player = sim.play_in_thread(script)
+        # The cable is only pulled once the host has found the port again, so each unplug (and
+        # the reset) is a disconnection of its own however slow the host is.
+        player = sim.play_in_thread(script, wait_for_host=True)
         got = collect(events, lambda g: len(drops_of(g)) >= 1000, timeout=20)
         player.join()
         got += collect(events, lambda g: False, timeout=0.3)  # nothing more may come
@@ -58,12 +67,11 @@ def test_1000_drops_through_corruption_unplugs_and_a_reset_arrive_exactly_once()
     assert len(drops) == 1000
     keys = [(d.boot_id, d.seq) for d in drops]
     assert len(set(keys)) == 1000, "no duplicates"
-    # In order: boots in the order they happened, each numbered 1, 2, 3, ... without a hole.
-    boots = list(dict.fromkeys(d.boot_id for d in drops))
-    assert boots == sim.boot_ids
-    for boot in boots:
-        seqs = [d.seq for d in drops if d.boot_id == boot]
-        assert seqs == list(range(1, len(seqs) + 1))
+    # In the order they fell: every drop of a boot before any of the next (a restored drop whose
+    # frame was corrupted must not be overtaken), each boot numbered 1, 2, 3, ... without a hole.
+    per_boot = Counter(d.boot_id for d in drops)
+    assert list(per_boot) == sim.boot_ids
+    assert keys == [(b, s) for b in sim.boot_ids for s in range(1, per_boot[b] + 1)]
     assert [d.colour for d in drops] == sim.colours
     assert states(got).count(ev.DISCONNECTED) == 4  # three unplugs, and the reset re-enumerates
     assert states(got).count(ev.DEVICE_RESET) == 1

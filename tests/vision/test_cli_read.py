@@ -130,3 +130,32 @@ def test_lens_file(table_png: Path, tmp_path: Path) -> None:
     out = run("read", str(table_png), "--layout", "el-grande", "--lens", str(lens))
     assert out.returncode == 2
     assert "a lens is" in out.stderr and out.stdout == ""
+
+
+def test_calibrate_warns_when_cubes_are_too_small(tmp_path: Path) -> None:
+    """A 640x360 camera sees El Grande's cubes ~5 px across: calibration is written, but the
+    user is told the reader needs more pixels and what to change."""
+    from companion.vision.synth import EASY, render
+
+    setup = {
+        "game": "el-grande",
+        "players": ["red", "blue", "green"],
+        "king": "aragon",
+        "grandes": {"red": "galicia", "blue": "granada", "green": "valencia"},
+        "regions": {"galicia": {"red": 2}, "granada": {"blue": 2}, "valencia": {"green": 2}},
+    }
+    position = tmp_path / "setup.json"
+    position.write_text(json.dumps(setup))
+    for (w, h), warned in (((640, 360), True), ((1280, 720), False)):
+        image, _ = render(setup, "el-grande", seed=2, conditions=EASY.with_size(w, h))
+        png = tmp_path / f"setup-{w}.png"
+        cv2.imwrite(str(png), image)
+        cal = tmp_path / f"cal-{w}.json"
+        out = run("calibrate", str(png), "--layout", "el-grande", "--position", str(position),
+                  "--out", str(cal))  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        assert cal.exists() and "px across" in out.stdout
+        sides = [float(v) for v in out.stdout.split("cubes ")[1].split(" px")[0].split("-")]
+        assert (sides[0] < 8) is warned
+        assert ("warning: cubes are only" in out.stderr) is warned
+        assert ("hardware/camera.md" in out.stderr) is warned

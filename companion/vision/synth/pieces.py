@@ -186,12 +186,13 @@ def _draw_box(img: U8, p: Piece, world: F64, image: F64, eye: F64) -> None:
         colour = _shade(base, _brightness(normal))
         _fill(img, pts, colour)
         if p.kind == "die" and n < len(p.faces) - 1:
-            _die_symbol(img, pts, p.faces[n + 1], side=True)
+            _die_symbol(img, pts, p.faces[n + 1], side=True, light=_brightness(normal))
         _edge(img, pts, dark)
     top = image[4:8]
-    _fill(img, top, _shade(base, _brightness(np.array([0.0, 0.0, -1.0]))))
+    top_light = _brightness(np.array([0.0, 0.0, -1.0]))
+    _fill(img, top, _shade(base, top_light))
     if p.kind == "die":
-        _die_symbol(img, top, p.faces[0], side=False)
+        _die_symbol(img, top, p.faces[0], side=False, light=top_light)
     elif p.kind == "tower":
         inner = top.mean(axis=0) + (top - top.mean(axis=0)) * 0.55
         _fill(img, inner, (25, 30, 40))
@@ -201,8 +202,9 @@ def _draw_box(img: U8, p: Piece, world: F64, image: F64, eye: F64) -> None:
     _edge(img, top, dark)
 
 
-def _die_symbol(img: U8, quad: F64, face: str, side: bool) -> None:
-    """The face's colour as a big dot, or a crown; mapped onto the face's quad."""
+def _die_symbol(img: U8, quad: F64, face: str, side: bool, light: float) -> None:
+    """The face's colour as a big dot, or a crown; mapped onto the face's quad and lit like
+    the face it is printed on."""
     src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)
     order = quad if not side else quad[[3, 2, 1, 0]]
     h = cv2.getPerspectiveTransform(src, order.astype(np.float32))
@@ -220,12 +222,13 @@ def _die_symbol(img: U8, quad: F64, face: str, side: bool) -> None:
             dtype=np.float32,
         )
         pts = cv2.perspectiveTransform(shape[None], h)[0]
-        cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], CROWN, cv2.LINE_AA, shift=4)
+        crown = _shade(CROWN, light)
+        cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], crown, cv2.LINE_AA, shift=4)
         return
     t = np.linspace(0, 2 * math.pi, 20, endpoint=False)
     circle = np.column_stack([0.5 + 0.33 * np.cos(t), 0.5 + 0.33 * np.sin(t)]).astype(np.float32)
     pts = cv2.perspectiveTransform(circle[None], h)[0]
-    _fill(img, pts, PIECE_COLOURS[face])
+    _fill(img, pts, _shade(PIECE_COLOURS[face], light))
 
 
 def _draw_pawn(img: U8, p: Piece, world: F64, image: F64, camera: Camera, f: float) -> None:

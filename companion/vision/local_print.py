@@ -1,0 +1,56 @@
+"""The board's own print round each pixel, and lightness as the camera encodes it: the
+references that big pieces (castles, the king, grandes) are judged against, since the light
+over a table is never even (a gradient, a lamp's glare, the shadow of an arm)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.colour import L_WEIGHT
+
+Image = npt.NDArray[Any]
+FloatArray = npt.NDArray[Any]
+
+
+def _grey_values() -> FloatArray:
+    """The grey value (0-255, as the camera encodes it) of each OpenCV 8-bit Lab lightness.
+
+    Exposure scales grey values and a lamp's glare adds to them, so between two references
+    (ink and paper) a grey value keeps its share; Lab lightness, a cube root, does not.
+    """
+    f = (np.arange(256, dtype=np.float64) / 2.55 + 16.0) / 116.0
+    luminance = np.where(f > 6 / 29, f**3, 3 * (6 / 29) ** 2 * (f - 4 / 29))
+    out: FloatArray = (255.0 * np.clip(luminance, 0.0, 1.0) ** (1 / 2.2)).astype(np.float32)
+    return out
+
+
+# GREY[L]: the grey value of OpenCV 8-bit Lab lightness L.
+GREY = _grey_values()
+
+
+def local_print(lab: Image, print_: Image, window: int) -> Image:
+    """The print round each pixel: the median over a window of about ``window`` px of
+    the print's pixels (the others filled with the median of all of them), worked out at a
+    few pixels per window so it stays cheap."""
+    if not print_.any():
+        return lab
+    fill = np.median(lab[print_], axis=0).astype(np.uint8)
+    img = np.where(print_[..., None], lab, fill).astype(np.uint8)
+    h, w = img.shape[:2]
+    step = max(1, window // 9)
+    small = cv2.resize(img, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA)
+    k = max(3, (window // step) | 1)
+    smooth = np.stack([cv2.medianBlur(small[..., c], k) for c in range(3)], axis=-1)
+    out: Image = cv2.resize(smooth, (w, h), interpolation=cv2.INTER_LINEAR)
+    return out
+
+
+def lab_distance(lab: Image, ref: Image) -> FloatArray:
+    """Lab distance (lightness at half weight) per pixel."""
+    d = lab.astype(np.float32) - ref.astype(np.float32)
+    out: FloatArray = np.sqrt((L_WEIGHT * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+    return out

@@ -1,0 +1,118 @@
+"""Where a standing piece's foot is, from where its top shows in the image.
+
+A tall piece's top is seen off its foot, away from the point under the camera: a grande near
+a region's border may show its top over the next region. The board homography is the camera's
+view of the board's plane; with the camera matrix (the lens model's, or a focal length worked
+out from the homography itself) it gives the camera's pose, and so the view of any plane
+parallel to the board: the tops of all pieces of one height.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision import homography as hg
+from companion.vision.calibration import Calibration
+from companion.vision.config import DEFAULT_CONFIG, VisionConfig
+from companion.vision.geometry import Geometry
+
+FloatArray = npt.NDArray[Any]
+
+
+def camera_matrix(
+    h: FloatArray, image_size: tuple[int, int], config: VisionConfig = DEFAULT_CONFIG
+) -> FloatArray:
+    """The camera matrix that makes the homography a rotation and a shift: principal point at
+    the image centre, square pixels, the focal length from the two conditions on the
+    homography's first two columns (least squares).
+
+    A camera looking nearly straight down leaves the focal length undetermined (both
+    conditions vanish); then the camera is taken to hang ``config.camera_height`` mm over the
+    board, which with the board's scale in the image gives the focal length. The same when
+    the estimate is far from that (a slight tilt and noise in the marker corners).
+    """
+    w, h_img = image_size
+    cx, cy = w / 2.0, h_img / 2.0
+    shift = np.array([[1.0, 0.0, -cx], [0.0, 1.0, -cy], [0.0, 0.0, 1.0]])
+    m = shift @ h
+    # Pixels per mm on the board where the camera looks: the focal length over the height.
+    centre = np.linalg.solve(h, np.array([cx, cy, 1.0]))
+    assumed = config.camera_height * hg.local_scale(
+        h, (centre[0] / centre[2], centre[1] / centre[2])
+    )
+    a1, a2 = m[:, 0], m[:, 1]
+    # f^2 * c = d for each condition: orthogonal columns, columns of equal length.
+    c = np.array([a1[2] * a2[2], a1[2] ** 2 - a2[2] ** 2])
+    d = np.array(
+        [-(a1[0] * a2[0] + a1[1] * a2[1]), a2[0] ** 2 + a2[1] ** 2 - a1[0] ** 2 - a1[1] ** 2]
+    )
+    f = assumed
+    norm = float(c @ c)
+    if norm > 0:
+        f2 = float(c @ d) / norm
+        low, high = config.focal_range
+        if f2 > 0 and low * assumed <= np.sqrt(f2) <= high * assumed:
+            f = float(np.sqrt(f2))
+    return np.array([[f, 0.0, cx], [0.0, f, cy], [0.0, 0.0, 1.0]])
+
+
+def raised_homography(h: FloatArray, k: FloatArray, height: float) -> FloatArray:
+    """Board mm -> image pixels of the plane ``height`` mm above the board."""
+    m = np.linalg.inv(k) @ h
+    scale = (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1])) / 2.0
+    r1 = m[:, 0] / np.linalg.norm(m[:, 0])
+    r2 = m[:, 1] / np.linalg.norm(m[:, 1])
+    r3 = np.cross(r1, r2)
+    t = m[:, 2] / scale
+    # Board z points into the table; the camera is above it: its centre -R^T t has z < 0.
+    if float(r3 @ t) < 0:
+        r3 = -r3
+    out = h.copy()
+    out[:, 2] = h[:, 2] - height * scale * (k @ r3)
+    return out
+
+
+def foot_of(
+    calibration: Calibration,
+    geo: Geometry,
+    top: Sequence[float],
+    height: float,
+    config: VisionConfig = DEFAULT_CONFIG,
+) -> tuple[float, float]:
+    """The working-image point of the foot of a piece ``height`` mm tall whose top's middle
+    shows at working-image point ``top``."""
+    h = calibration.h
+    lens = calibration.lens
+    k = np.array(lens.matrix, dtype=np.float64) if lens is not None else None
+    if k is None:
+        k = camera_matrix(h, calibration.image_size, config)
+    x0, y0 = geo.crop[:2]
+    seen = np.array([[top[0] / geo.scale + x0, top[1] / geo.scale + y0]])
+    board = hg.unproject(raised_homography(h, k, height), seen, lens)
+    foot = hg.project(h, board, lens)[0]
+    return (float((foot[0] - x0) * geo.scale), float((foot[1] - y0) * geo.scale))
+
+
+def top_of(
+    calibration: Calibration,
+    geo: Geometry,
+    foot: Sequence[float],
+    height: float,
+    config: VisionConfig = DEFAULT_CONFIG,
+) -> tuple[float, float]:
+    """The working-image point where the point ``height`` mm above a foot shows (the foot at
+    working-image point ``foot``)."""
+    h = calibration.h
+    lens = calibration.lens
+    k = np.array(lens.matrix, dtype=np.float64) if lens is not None else None
+    if k is None:
+        k = camera_matrix(h, calibration.image_size, config)
+    x0, y0 = geo.crop[:2]
+    seen = np.array([[foot[0] / geo.scale + x0, foot[1] / geo.scale + y0]])
+    board = hg.unproject(h, seen, lens)
+    top = hg.project(raised_homography(h, k, height), board, lens)[0]
+    return (float((top[0] - x0) * geo.scale), float((top[1] - y0) * geo.scale))

@@ -1,0 +1,68 @@
+"""Castles on the Carolus territories (castles.py): their colour under light the calibration
+never saw, and no castle where none stands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from benchmarks.bench_vision import POSITIONS, calibrated
+from companion.vision.layout import load_layout
+from companion.vision.local_print import GREY
+from companion.vision.pipeline import Reader
+from companion.vision.synth import EASY, HARD, render
+
+
+def castles_on_tiles(truth: dict[str, Any]) -> dict[str, str]:
+    return {
+        p["area"]: p["colour"]
+        for p in truth["pieces"]
+        if p["kind"] == "castle" and p["area"] != "castle_supply"
+    }
+
+
+def glare(image: Any, centre: tuple[float, float], strength: float, radius: float) -> Any:
+    """A lamp's reflection as the synthetic camera makes it: towards white, in a soft spot."""
+    h, w = image.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    d2 = ((xs - centre[0]) ** 2 + (ys - centre[1]) ** 2) / radius**2
+    spot = (strength * np.exp(-d2))[..., None]
+    return np.clip(image * (1 - spot) + 255.0 * spot, 0, 255).astype(np.uint8)
+
+
+def test_grey_values_run_from_black_to_white() -> None:
+    assert GREY[0] == 0.0
+    assert abs(float(GREY[255]) - 255.0) < 1.0
+    assert np.all(np.diff(GREY) >= 0)
+
+
+def test_castle_colours_hold_under_glare_and_a_dimmer_exposure() -> None:
+    """Each castle in turn under a lamp's glare, the whole frame a fifth darker than at
+    calibration: a black castle in the glare is as light as a grey one in the shade, but
+    the tile marker's ink and paper beside it are lifted alike."""
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](2)
+    image, truth = render(position, layout, seed=2, conditions=EASY)
+    reader = Reader(calibrated(layout, setup, 2, EASY), layout)
+    want = castles_on_tiles(truth)
+    assert sorted(set(want.values())) == ["black", "grey", "white"]
+    dim = (image.astype(np.float32) * 0.8).astype(np.uint8)
+    for piece in truth["pieces"]:
+        if piece["kind"] != "castle" or piece["area"] not in want:
+            continue
+        lit = glare(dim, piece["image"], 0.35, 0.2 * image.shape[1])
+        assert reader.read(lit).castles.get(piece["area"]) == piece["colour"], piece["area"]
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_hard_frames_show_each_castle_in_its_colour_and_no_other(seed: int) -> None:
+    """Seed 3: a white castle in dim light, and the shadow of Charlemagne on a tile (dark and
+    nearly hueless, but of the tile's hue); seed 8: black castles under glare."""
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](seed)
+    image, truth = render(position, layout, seed=seed, conditions=HARD)
+    obs = Reader(calibrated(layout, setup, seed, HARD), layout).read(image)
+    assert not obs.occluded
+    assert dict(obs.castles) == castles_on_tiles(truth)

@@ -1,0 +1,173 @@
+"""Reading the Carolus Magnus dice: faces on rendered trays (easy and hard light and camera),
+the tray found where the calibration misplaces it, dice that cannot be read named in
+``unread``, and the face colour model on its own."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from benchmarks.bench_vision import POSITIONS
+from companion.vision.calibration import Calibration, uncalibrated
+from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.dice import read_dice
+from companion.vision.dice_tray import NoTray, Tray, find_tray
+from companion.vision.die_faces import DIE_WHITE, FACE_BGR, face_of
+from companion.vision.geometry import build_geometry
+from companion.vision.layout import load_layout
+from companion.vision.pipeline import Reader
+from companion.vision.synth import EASY, HARD, Conditions, render
+
+LAYOUT = load_layout("carolus-magnus")
+GAME = "carolus-magnus"
+
+
+@cache
+def rendered(preset: str, seed: int, dice: tuple[str, ...]) -> tuple[Any, dict[str, Any]]:
+    conditions: Conditions = {"easy": EASY, "hard": HARD}[preset]
+    _, position = POSITIONS[GAME](seed)
+    image, truth = render(position, LAYOUT, seed=seed, conditions=conditions, dice=list(dice))
+    image.setflags(write=False)
+    return image, truth
+
+
+def read(image: Any, calibration: Calibration | None = None) -> Any:
+    cal = calibration or uncalibrated(image, LAYOUT)
+    return read_dice(image, build_geometry(cal, LAYOUT), LAYOUT, DEFAULT_CONFIG)
+
+
+def in_image_order(truth: dict[str, Any]) -> list[str]:
+    dice = [p for p in truth["pieces"] if p["kind"] == "die"]
+    return [p["face"] for p in sorted(dice, key=lambda p: (p["image"][1], p["image"][0]))]
+
+
+def shifted(cal: Calibration, dx_mm: float, dy_mm: float) -> Calibration:
+    """The calibration as if the board lay (dx, dy) mm from where it is."""
+    move = np.array([[1, 0, -dx_mm], [0, 1, -dy_mm], [0, 0, 1]], np.float64)
+    h = cal.h @ move
+    return replace(cal, homography=tuple(tuple(float(v) for v in row) for row in h / h[2, 2]))
+
+
+CASES = [
+    ("easy", 3, ("red", "blue", "yellow")),
+    ("easy", 5, ("green", "pink", "crown")),
+    ("hard", 103, ("red", "blue", "yellow")),
+    ("hard", 110, ("green", "pink", "crown")),
+    ("hard", 143, ("crown", "yellow", "crown")),
+]
+
+
+@pytest.mark.parametrize(("preset", "seed", "faces"), CASES)
+def test_every_face_is_read_top_to_bottom(preset: str, seed: int, faces: tuple[str, ...]) -> None:
+    image, truth = rendered(preset, seed, faces)
+    dice = read(image)
+    assert list(dice.faces) == in_image_order(truth)
+    assert dice.unread == {}
+
+
+def test_an_empty_tray_has_no_dice_and_nothing_unread() -> None:
+    image, _ = rendered("hard", 103, ())
+    dice = read(image)
+    assert dice.faces == () and dice.unread == {}
+
+
+def test_the_tray_is_found_three_dice_from_where_the_calibration_puts_it() -> None:
+    image, truth = rendered("hard", 110, ("green", "pink", "crown"))
+    cal = shifted(uncalibrated(image, LAYOUT), 30.0, -25.0)
+    tray = find_tray(image, build_geometry(cal, LAYOUT), LAYOUT, DEFAULT_CONFIG)
+    assert isinstance(tray, Tray)
+    # The tray's true outline, through the renderer's own camera (lens included).
+    cam = truth["camera"]
+    corners = [(x, y, 0.0) for x, y in LAYOUT.areas_of_kind("dice_tray")[0].polygon.points]
+    pts, _ = cv2.projectPoints(
+        np.array(corners),
+        np.array(cam["rvec"], np.float64),
+        np.array(cam["tvec"], np.float64),
+        np.array(cam["matrix"], np.float64),
+        np.array(cam["dist"], np.float64),
+    )
+    want = np.zeros(tray.mask.shape, np.uint8)
+    outline = pts.reshape(-1, 2) - np.array(tray.origin, np.float64)
+    cv2.fillPoly(want, [np.round(outline).astype(np.int32)], 1)
+    overlap = (tray.mask & (want > 0)).sum() / (tray.mask | (want > 0)).sum()
+    assert overlap > 0.9
+    assert sorted(read(image, cal).faces) == ["crown", "green", "pink"]
+
+
+def test_no_tray_where_the_calibration_puts_it_is_reported_not_guessed() -> None:
+    image, _ = rendered("hard", 110, ("green", "pink", "crown"))
+    # Nine dice off, on plain board: the search round the outline finds nothing tray-like.
+    cal = shifted(uncalibrated(image, LAYOUT), 150.0, 0.0)
+    assert isinstance(find_tray(image, build_geometry(cal, LAYOUT), LAYOUT, DEFAULT_CONFIG), NoTray)
+    dice = read(image, cal)
+    assert dice.faces == ()
+    assert "dice tray is not where the calibration puts it" in dice.unread["dice"]
+
+
+def blank_symbol(image: Any, truth: dict[str, Any], face: str) -> Any:
+    """The frame with one die's top symbol painted over in that die's white."""
+    out = image.copy()
+    die = next(p for p in truth["pieces"] if p["kind"] == "die" and p["face"] == face)
+    u, v = (round(c) for c in die["image"])
+    window = out[v - 12 : v + 13, u - 12 : u + 13].reshape(-1, 3).astype(np.float64)
+    white = window[np.argsort(window.sum(axis=1))[-15:]].mean(axis=0)
+    cv2.circle(out, (u, v), 6, tuple(float(c) for c in white), -1)
+    return out
+
+
+def test_a_die_without_a_readable_symbol_is_named_in_unread() -> None:
+    image, truth = rendered("hard", 103, ("red", "blue", "yellow"))
+    order = in_image_order(truth)
+    dice = read(blank_symbol(image, truth, "blue"))
+    assert list(dice.faces) == [f for f in order if f != "blue"]
+    key = f"die {order.index('blue') + 1}"
+    assert list(dice.unread) == [key]
+    assert "no symbol found on its top face" in dice.unread[key]
+
+
+def test_the_observation_carries_the_dice_and_the_unread_die() -> None:
+    image, truth = rendered("easy", 3, ("red", "blue", "yellow"))
+    frame = blank_symbol(image, truth, "yellow")
+    obs = Reader(uncalibrated(frame, LAYOUT), LAYOUT).read(frame)
+    assert sorted(obs.dice) == ["blue", "red"]
+    assert [k for k in obs.unread if k.startswith("die")] == [
+        f"die {in_image_order(truth).index('yellow') + 1}"
+    ]
+
+
+def ratio_of(bgr: tuple[int, int, int], purity: float) -> list[float]:
+    """A face's colour blended with the die's white (as blur does), as ratios to the white."""
+    return [1.0 - purity * (1.0 - c / w) for c, w in zip(bgr, DIE_WHITE, strict=True)]
+
+
+@pytest.mark.parametrize("purity", [0.45, 0.7, 1.0])
+def test_every_face_keeps_its_name_however_much_it_is_blended_with_white(purity: float) -> None:
+    for name, bgr in FACE_BGR.items():
+        assert face_of(ratio_of(bgr, purity), DEFAULT_CONFIG) == (name, "")
+
+
+def test_a_grey_or_an_unknown_colour_is_no_face() -> None:
+    face, why = face_of([0.8, 0.8, 0.8], DEFAULT_CONFIG)
+    assert face is None and "no die colour" in why
+    face, why = face_of(ratio_of((200, 60, 120), 0.8), DEFAULT_CONFIG)  # violet
+    assert face is None and "no die colour" in why
+
+
+def test_between_the_crown_and_the_yellow_spot_there_is_a_band_left_unread() -> None:
+    crown, yellow = ratio_of(FACE_BGR["crown"], 0.8), ratio_of(FACE_BGR["yellow"], 0.8)
+    names = []
+    for m in np.linspace(0.0, 1.0, 41):
+        face, why = face_of(
+            [(1 - m) * c + m * y for c, y in zip(crown, yellow, strict=True)], DEFAULT_CONFIG
+        )
+        assert face is not None or ("crown" in why and "yellow" in why)
+        names.append(face)
+    # crown ... crown, None ... None, yellow ... yellow: never one face on the other's side.
+    first_none, last_none = names.index(None), len(names) - 1 - names[::-1].index(None)
+    assert set(names[:first_none]) == {"crown"} and set(names[last_none + 1 :]) == {"yellow"}
+    assert set(names[first_none : last_none + 1]) == {None}

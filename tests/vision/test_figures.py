@@ -1,0 +1,122 @@
+"""The king, the grandes and where a standing piece's foot is (figures.py, standing.py)."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from benchmarks.bench_vision import POSITIONS, calibrated
+from companion.vision import homography as hg
+from companion.vision.calibration import uncalibrated
+from companion.vision.colour import BACKGROUND
+from companion.vision.config import DEFAULT_CONFIG, VisionConfig
+from companion.vision.figures import dark_pieces
+from companion.vision.layout import Layout, load_layout
+from companion.vision.pipeline import Reader, working_image
+from companion.vision.standing import camera_matrix, raised_homography
+from companion.vision.synth import HARD, render
+from tests.vision.drawtable import Table, paint
+
+
+@pytest.fixture(scope="module")
+def eg() -> Layout:
+    return load_layout("el-grande")
+
+
+def camera(f: float, tilt: float, turn: float, distance: float) -> tuple[np.ndarray, ...]:
+    """K, R, t of a camera ``distance`` mm above the middle of an 800 x 600 mm board,
+    tilted ``tilt`` degrees and turned ``turn`` degrees (board z points into the table)."""
+    k = np.array([[f, 0.0, 960.0], [0.0, f, 540.0], [0.0, 0.0, 1.0]])
+    a, b = math.radians(tilt), math.radians(turn)
+    rx = np.array([[1, 0, 0], [0, math.cos(a), -math.sin(a)], [0, math.sin(a), math.cos(a)]])
+    rz = np.array([[math.cos(b), -math.sin(b), 0], [math.sin(b), math.cos(b), 0], [0, 0, 1]])
+    r = rx @ rz
+    centre = np.array([400.0, 300.0, 0.0])
+    t = np.array([0.0, 0.0, distance]) - r @ centre
+    return k, r, t
+
+
+def board_homography(k: np.ndarray, r: np.ndarray, t: np.ndarray) -> np.ndarray:
+    h = k @ np.column_stack([r[:, 0], r[:, 1], t])
+    out: np.ndarray = h / h[2, 2]
+    return out
+
+
+@pytest.mark.parametrize(("f", "tilt", "turn"), [(900.0, 15.0, 20.0), (650.0, 25.0, -35.0)])
+def test_focal_length_from_the_board_homography_of_a_tilted_camera(
+    f: float, tilt: float, turn: float
+) -> None:
+    k, r, t = camera(f, tilt, turn, 800.0)
+    got = camera_matrix(board_homography(k, r, t), (1920, 1080))
+    assert abs(got[0, 0] - f) < 0.01 * f
+
+
+def test_a_camera_looking_straight_down_is_assumed_to_hang_at_arms_length() -> None:
+    config = VisionConfig(camera_height=800.0)
+    k, r, t = camera(700.0, 0.0, 10.0, 800.0)
+    got = camera_matrix(board_homography(k, r, t), (1920, 1080), config)
+    assert abs(got[0, 0] - 700.0) < 0.02 * 700.0
+
+
+def test_the_raised_homography_shows_a_point_above_the_board_where_the_camera_does() -> None:
+    k, r, t = camera(900.0, 15.0, 20.0, 800.0)
+    h = board_homography(k, r, t)
+    for x, y, height in [(100.0, 80.0, 16.0), (700.0, 520.0, 40.0), (400.0, 300.0, 30.0)]:
+        seen = k @ (r @ np.array([x, y, -height]) + t)
+        want = seen[:2] / seen[2]
+        got = hg.project(raised_homography(h, k, height), [(x, y)])[0]
+        assert np.hypot(*(got - want)) < 0.5
+
+
+def test_a_black_piece_grey_under_glare_is_dark_but_a_shadow_is_not(eg: Layout) -> None:
+    """On a coloured print: a neutral disc at 0.45 of the print's grey value (a black piece
+    under glare) and a disc of the print at half its light (a shadow, of the print's hue)."""
+    frame = paint(Table(eg))
+    cal = uncalibrated(frame, eg)
+    x, y = eg.polygon("aragon").centroid
+    print_bgr = np.array([150, 190, 205], np.float64)
+    grey = 0.299 * print_bgr[2] + 0.587 * print_bgr[1] + 0.114 * print_bgr[0]
+    patch = hg.project(
+        cal.h, [(x - 45, y - 30), (x + 45, y - 30), (x + 45, y + 30), (x - 45, y + 30)]
+    )
+    cv2.fillConvexPoly(frame, np.round(patch).astype(np.int32), tuple(int(v) for v in print_bgr))
+    shadow, piece = hg.project(cal.h, [(x - 20, y), (x + 20, y)])
+    radius = round(9 * hg.local_scale(cal.h, (x, y)))
+    cv2.circle(frame, tuple(np.round(shadow).astype(int)), radius, tuple(print_bgr * 0.5), -1)
+    cv2.circle(frame, tuple(np.round(piece).astype(int)), radius, (round(0.45 * grey),) * 3, -1)
+    reader = Reader(cal, eg)
+    geo = reader.geometry()
+    lab = cv2.cvtColor(working_image(frame, geo), cv2.COLOR_BGR2Lab)
+    labels = reader.colours.classify(lab)
+    labels[geo.ignore] = BACKGROUND
+    dark = dark_pieces(lab, labels, geo, DEFAULT_CONFIG)
+
+    def at(p: np.ndarray) -> int:
+        x0, y0 = geo.crop[:2]
+        u, v = (p[0] - x0) * geo.scale, (p[1] - y0) * geo.scale
+        return int(dark[round(v), round(u)])
+
+    assert at(piece) > 0
+    assert at(shadow) == 0
+
+
+@pytest.mark.parametrize("seed", [3, 19, 21, 32, 36])
+def test_hard_frames_show_the_king_and_every_grande_where_they_stand(seed: int) -> None:
+    """Seed 3: the king grey under glare, out of the colour model's black; seed 19: the
+    black grande nearly as thick as the king; seed 21: a red grande's top speckled by noise
+    at the colour model's reach; seed 32: a grande by the sea whose top shows
+    over the sea (its foot is on the region); seed 36: a block of four black cubes, their
+    seams blurred away, as thick as the king and as big (the king's foot is round)."""
+    layout = load_layout("el-grande")
+    setup, position = POSITIONS["el-grande"](seed)
+    image, truth = render(position, layout, seed=seed, conditions=HARD)
+    obs = Reader(calibrated(layout, setup, seed, HARD), layout).read(image)
+    assert not obs.occluded
+    for piece in truth["pieces"]:
+        if piece["kind"] == "king":
+            assert obs.figures["king"] == piece["area"]
+        elif piece["kind"] == "grande":
+            assert obs.figures[f"grande:{piece['colour']}"] == piece["area"], piece["colour"]
