@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.masks import Runs, block_order, pack_boxes
+from companion.vision.masks import PerLabel, block_order, pack_boxes
 
 U8Image = npt.NDArray[Any]
 F32Image = npt.NDArray[Any]
@@ -142,35 +142,36 @@ def measure_planes(
     if n < 2:
         return out
     points = cv2.findNonZero(masks).reshape(-1, 2)  # (x, y), raster order
-    found = points[:, 1].astype(np.intp) * w + points[:, 0]
-    runs = Runs.of(comp_map.ravel()[found] - 1, n - 1)
-    at = found[runs.order]  # component by component, each in raster order
+    at = points[:, 1].astype(np.intp) * w + points[:, 0]
+    comps = PerLabel.of(comp_map.ravel()[at] - 1, n - 1)
     plane, local = at // (h * w), at % (h * w)
     py, px = at // w, at % w  # in the stack
     where = local if index is None else index.ravel()[local]
     wide = w if index is None else width
     wy, wx = where // wide, where % wide
-    first, last = runs.start, runs.start + runs.count - 1
-    left, right = runs.min(px), runs.max(px)
-    cx = runs.sum(wx.astype(np.float64)) / runs.count
-    cy = runs.sum(wy.astype(np.float64)) / runs.count
+    position = np.arange(at.size)
+    first, last = comps.min(position), comps.max(position)  # each one's first and last pixel
+    left, right = comps.min(px), comps.max(px)
+    count = comps.count
+    cx = comps.sum(wx.astype(np.float64)) / count
+    cy = comps.sum(wy.astype(np.float64)) / count
     fp, side = _at_centroids(footprint, cx, cy), _at_centroids(cube_side, cx, cy)
     shift_x, shift_y = (wx - px)[first], (wy - py)[first]
-    counted = runs.count.astype(np.float64)
+    counted = count.astype(np.float64)
     tops: list[list[Top]] = [[] for _ in range(n - 1)]
     if lightness is not None:
         light = np.ascontiguousarray(lightness).ravel()[local]
         own = raw.ravel()[at] > 0 if raw is not None else np.ones(at.size, bool)
         boxes = (left, py[first], right - left + 1, py[last] - py[first] + 1)
-        counted, tops = _tops(runs, at, (py, px), boxes, light, own, top_share, fp, side, config)
+        counted, tops = _tops(comps, at, (py, px), boxes, light, own, top_share, fp, side, config)
     # The order OpenCV finds components in (2x2 blocks in raster order), inside each group's
     # box when grouped: later stages take the first of equals.
     if groups is None:
-        order = np.lexsort((runs.min(block_order(wx, wy, wide)), plane[first]))
+        order = np.lexsort((comps.min(block_order(wx, wy, wide)), plane[first]))
     else:
         group_map, rank, origin = groups
         g = group_map.ravel()[local]
-        inner = runs.min(block_order(wx - origin[g, 0], wy - origin[g, 1], wide))
+        inner = comps.min(block_order(wx - origin[g, 0], wy - origin[g, 1], wide))
         order = np.lexsort((inner, rank[g[first]], plane[first]))
     for i in order.tolist():
         y0, y1 = int(py[first[i]]), int(py[last[i]])
@@ -195,7 +196,7 @@ def _at_centroids(values: F32Image | float, cx: npt.NDArray[Any], cy: npt.NDArra
 
 
 def _tops(
-    runs: Runs,
+    comps: PerLabel,
     at: npt.NDArray[Any],
     yx: tuple[npt.NDArray[Any], npt.NDArray[Any]],
     box: tuple[npt.NDArray[Any], ...],
@@ -207,17 +208,17 @@ def _tops(
     config: VisionConfig,
 ) -> tuple[npt.NDArray[Any], list[list[Top]]]:
     """Counted (top) pixels of each component and its bright tops (in the mask's own
-    coordinates), each top a 4-connected patch of the top pixels. ``box``: each component's
-    box (x, y, w, h); ``light``/``own``: each pixel's lightness, and whether it is the mask's;
-    ``fp``/``side``: each component's cube top area and side."""
-    m = runs.count.size
-    comp = runs.label
+    coordinates), each top a 4-connected patch of the top pixels. The pixels (``at``, raster
+    order) with their lightness and whether each is the mask's (``own``); ``box``: each
+    component's box (x, y, w, h); ``fp``/``side``: each component's cube top area and side."""
+    m = comps.n
+    comp = comps.label
     hist = np.bincount(comp[own] * 64 + (light[own] >> 2), minlength=m * 64)
     mode = _top_lightness(hist.reshape(m, 64).astype(np.float32))
     band = np.maximum(mode * (1 - top_share), TOP_NOISE)
     top = own & (np.abs(light.astype(np.int16) - mode[comp]) <= band[comp])
     valued = np.bincount(comp[own], minlength=m) > 0
-    counted = np.where(valued, np.bincount(comp[top], minlength=m), runs.count)
+    counted = np.where(valued, np.bincount(comp[top], minlength=m), comps.count)
     tops: list[list[Top]] = [[] for _ in range(m)]
     chosen = np.flatnonzero(top)
     if not chosen.size:
@@ -232,30 +233,29 @@ def _tops(
     packed = np.zeros((size[1] + 2, size[0] + 2), np.uint8)
     packed[qy, qx] = 1
     k, parts = cv2.connectedComponents(packed, connectivity=4)
-    tops_of = Runs.of(parts[qy, qx] - 1, k - 1)
-    chosen = chosen[tops_of.order]  # top by top, each in raster order
-    qy, qx = qy[tops_of.order], qx[tops_of.order]
-    first = tops_of.start
-    owner = comp[chosen[first]]
+    patches = PerLabel.of(parts[qy, qx] - 1, k - 1)
+    position = np.arange(chosen.size)  # raster order
+    first = patches.min(position)
+    owner = owner_of[first]
     # Smaller than this: a glint or a sliver, no need to measure its thickness.
-    kept = np.flatnonzero(tops_of.count >= 0.3 * fp[owner])
+    kept = np.flatnonzero(patches.count >= 0.3 * fp[owner])
     if not kept.size:
         return counted.astype(np.float64), tops
-    # A blob's tops in raster order of their first pixels (as OpenCV numbers them).
-    kept = kept[np.argsort(at[chosen[first[kept]]], kind="stable")]
     depth = cv2.distanceTransform(packed, cv2.DIST_L2, 3)[qy, qx]
-    best = tops_of.max(depth)
-    deep = np.flatnonzero(depth == best[tops_of.label])
-    deepest = chosen[deep[np.searchsorted(deep, first)]]  # each top's first deepest pixel
-    ty, tx = yx[0][deepest], yx[1][deepest]
-    for j in kept.tolist():
-        area, o = float(tops_of.count[j]), int(owner[j])
+    best = patches.max(depth)
+    deep = depth == best[patches.label]
+    # Each top's first deepest pixel (as cv2.minMaxLoc finds it).
+    deepest = PerLabel(patches.label[deep], patches.n).min(position[deep])
+    ty, tx = yx[0][chosen[deepest]], yx[1][chosen[deepest]]
+    sizes = patches.count
+    for j in kept[np.argsort(first[kept], kind="stable")].tolist():  # raster order, as OpenCV
+        area, o = float(sizes[j]), int(owner[j])
         length = width = float(np.sqrt(area))
         cells = 1
         # A top as big as a cube's or more may be several cubes': its shape says how many.
         if area >= config.top_shape_from * fp[o]:
-            ys = qy[first[j] : first[j] + tops_of.count[j]]
-            xs = qx[first[j] : first[j] + tops_of.count[j]]
+            mine = patches.label == j
+            ys, xs = qy[mine], qx[mine]
             part = np.zeros((int(ys.max() - ys.min()) + 1, int(xs.max() - xs.min()) + 1), np.uint8)
             part[ys - ys.min(), xs - xs.min()] = 1
             length, width, cells = top_shape(part, float(side[o]), config)

@@ -38,8 +38,11 @@ def local_print(lab: Image, print_: Image, window: int) -> Image:
     few pixels per window so it stays cheap."""
     if not print_.any():
         return lab
-    fill = np.median(lab[print_], axis=0).astype(np.uint8)
-    img = np.where(print_[..., None], lab, fill).astype(np.uint8)
+    # The fill only stands in where there is no print: the median of every 7th print pixel is
+    # as good and far cheaper than of all of them.
+    fill = np.median(lab[print_][::7], axis=0).astype(np.uint8)
+    img = lab.copy()
+    img[~print_] = fill
     h, w = img.shape[:2]
     step = max(1, window // 9)
     small = cv2.resize(img, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA)

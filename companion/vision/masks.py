@@ -35,34 +35,43 @@ def fill_small_holes(mask: Image, most: float) -> Image:
 
 
 @dataclass(frozen=True)
-class Runs:
-    """Pixels grouped by label (0 .. n-1), raster order kept inside each: label i's pixels are
-    ``order[start[i] : start[i] + count[i]]`` of the original list. Reductions per label."""
+class PerLabel:
+    """Reductions over pixels by their label (0 .. n-1): the pixels in any order, the values
+    given in that order (no sort: ``ufunc.at`` and ``bincount``)."""
 
-    order: npt.NDArray[Any]
-    label: npt.NDArray[Any]  # of each pixel, in the grouped order
-    start: npt.NDArray[Any]
-    count: npt.NDArray[Any]
+    label: npt.NDArray[Any]  # intp, of each pixel
+    n: int
 
     @classmethod
-    def of(cls, labels: npt.NDArray[Any], n: int | None = None) -> Runs:
-        """``labels``: each pixel's, every one of 0 .. n-1 used (n: the largest + 1)."""
-        order = np.argsort(labels, kind="stable")
-        count = np.bincount(labels, minlength=n or 0)
-        start = np.cumsum(count) - count
-        return cls(order, labels[order], start, count)
+    def of(cls, labels: npt.NDArray[Any], n: int) -> PerLabel:
+        return cls(labels.astype(np.intp, copy=False), n)
+
+    @property
+    def count(self) -> npt.NDArray[Any]:
+        out: npt.NDArray[Any] = np.bincount(self.label, minlength=self.n)
+        return out
 
     def min(self, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        out: npt.NDArray[Any] = np.minimum.reduceat(values, self.start)
+        out = np.full(self.n, _highest(values.dtype), values.dtype)
+        np.minimum.at(out, self.label, values)
         return out
 
     def max(self, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        out: npt.NDArray[Any] = np.maximum.reduceat(values, self.start)
+        out = np.full(self.n, _lowest(values.dtype), values.dtype)
+        np.maximum.at(out, self.label, values)
         return out
 
     def sum(self, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        out: npt.NDArray[Any] = np.add.reduceat(values, self.start)
+        out: npt.NDArray[Any] = np.bincount(self.label, weights=values, minlength=self.n)
         return out
+
+
+def _highest(dtype: np.dtype[Any]) -> Any:
+    return np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _lowest(dtype: np.dtype[Any]) -> Any:
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
 def block_order(x: npt.NDArray[Any], y: npt.NDArray[Any], width: int) -> npt.NDArray[Any]:
@@ -72,24 +81,29 @@ def block_order(x: npt.NDArray[Any], y: npt.NDArray[Any], width: int) -> npt.NDA
 
 
 def pack_boxes(
-    width: npt.NDArray[Any], height: npt.NDArray[Any], stretch: float = 2.0
+    width: npt.NDArray[Any], height: npt.NDArray[Any], stretches: tuple[float, ...] = (1.4, 2.2)
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], tuple[int, int]]:
-    """Places (x, y) of boxes of these sizes, tallest first on shelves about ``stretch`` times
-    the square root of their area long, a pixel apart and from the edges; and the size of the
-    whole (width, height)."""
+    """Places (x, y) of boxes of these sizes, tallest first on shelves, a pixel apart and from
+    the edges; and the size of the whole (width, height). Of the shelf lengths tried
+    (``stretches`` times the square root of the boxes' area), the one that wastes least."""
     if not width.size:
         return width, height, (1, 1)
-    order = np.argsort(-height, kind="stable")
-    wide, high = width[order] + 1, height[order]
-    shelf_length = max(int(stretch * float(np.sum(wide * (high + 1))) ** 0.5), int(wide.max()))
-    start = np.cumsum(wide) - wide  # along one endless shelf, cut into lengths
-    shelf = start // shelf_length
-    first = np.flatnonzero(np.r_[True, shelf[1:] != shelf[:-1]])
-    tall = np.maximum.reduceat(high, first) + 1
-    top = np.cumsum(tall) - tall + 1
-    x = np.empty_like(start)
-    y = np.empty_like(start)
-    x[order] = start - shelf * shelf_length + 1
-    y[order] = top[np.cumsum(np.r_[True, shelf[1:] != shelf[:-1]]) - 1]
-    # (a box may reach past its shelf's length: the whole is as much wider)
-    return x, y, (shelf_length + int(wide.max()) + 1, int(top[-1] + tall[-1]))
+    order = np.argsort(-height, kind="stable").tolist()
+    wide, high = width.tolist(), height.tolist()
+    side = float(np.sum((width + 1) * (height + 1))) ** 0.5
+    best: tuple[int, list[int], list[int], tuple[int, int]] | None = None
+    for stretch in stretches:
+        length = max(int(stretch * side), max(wide) + 2)
+        xs, ys = [0] * len(wide), [0] * len(wide)
+        x, y, shelf = 1, 1, 0
+        for i in order:
+            if x + wide[i] + 1 > length:
+                x, y, shelf = 1, y + shelf + 1, 0
+            xs[i], ys[i] = x, y
+            x += wide[i] + 1
+            shelf = max(shelf, high[i])
+        size = (length, y + shelf + 1)
+        if best is None or size[0] * size[1] < best[0]:
+            best = (size[0] * size[1], xs, ys, size)
+    assert best is not None
+    return np.array(best[1], np.intp), np.array(best[2], np.intp), best[3]

@@ -46,7 +46,7 @@ from companion.vision.fringe import drop_fringes
 from companion.vision.geometry import Geometry, build_geometry, locate_movables
 from companion.vision.hand import SkinColours, hand_check, white_cast
 from companion.vision.layout import Layout, Pose
-from companion.vision.masks import Runs, block_order
+from companion.vision.masks import PerLabel, block_order
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
 from companion.vision.standing import foot_of, top_of
@@ -73,15 +73,17 @@ def _groups(
             cv2.bitwise_or(union, m, dst=union)
     grown = cv2.dilate(union, np.ones((5, 5), np.uint8))
     n, groups = cv2.connectedComponents(grown, connectivity=8)
+    if n < 2:
+        return groups, np.zeros(1, np.int64), np.zeros((1, 2), np.int64)  # no pieces
     points = cv2.findNonZero(grown).reshape(-1, 2)
     found = points[:, 1].astype(np.intp) * grown.shape[1] + points[:, 0]
     where = pieces.index.ravel()[found]
     inside = where >= 0  # (the margin beyond the working image's edge is not in it)
-    runs = Runs.of(groups.ravel()[found[inside]] - 1, n - 1)
-    where = where[inside][runs.order]
+    per_group = PerLabel.of(groups.ravel()[found[inside]], n)
+    where = where[inside]
     y, x = where // pieces.width, where % pieces.width
-    rank = np.r_[0, runs.min(block_order(x, y, pieces.width))]
-    origin = np.stack([np.r_[0, runs.min(x)], np.r_[0, runs.min(y)]], axis=1)
+    rank = per_group.min(block_order(x, y, pieces.width))
+    origin = np.stack([per_group.min(x), per_group.min(y)], axis=1)
     return groups, rank, origin
 
 

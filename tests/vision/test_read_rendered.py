@@ -62,11 +62,15 @@ def test_a_hand_in_view_gives_no_counts(game: str) -> None:
     layout = load_layout(game)
     setup, position = POSITIONS[game](11)
     reader = Reader(calibrated(layout, setup, 11, SMALL), layout)
+    clear, _ = render(position, layout, seed=11, conditions=SMALL)
+    assert not reader.read(clear).occluded
+    learnt = dict(reader.last_factors)
     image, truth = render(position, layout, seed=11, conditions=SMALL, hand=True)
     assert truth["occluded"]
     obs = reader.read(image)
     assert obs.occluded
     assert not obs.counts and not obs.figures and not obs.dice and not obs.castles
+    assert reader.last_factors == learnt  # nothing learnt from a frame with a hand
 
 
 def test_still_gate_reads_only_after_the_hand_has_gone() -> None:

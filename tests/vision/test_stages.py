@@ -242,6 +242,13 @@ def test_the_mosaic_of_the_pieces_reads_as_the_whole_image() -> None:
         )
     assert len(read[0]) == 6  # five cubes and the speck
     assert read[1] == read[0]
+    # No pieces: an empty mosaic, nothing measured.
+    empty = cut(np.zeros_like(labels), packed, 2, margin=3)
+    assert not empty.labels.any()
+    none = {"1": np.zeros_like(empty.labels)}
+    assert measure_planes(none["1"], 1, SIDE * SIDE, SIDE, groups=_groups(none, ("1",), empty)) == [
+        []
+    ]
     # Back in the working image: a point of the mosaic maps to where it came from.
     y, x = np.argwhere(pieces.labels == 2)[0]
     wx, wy = pieces.to_work(float(x) + 0.5, float(y))
