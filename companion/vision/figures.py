@@ -26,7 +26,7 @@ from companion.vision.hand import white_cast
 from companion.vision.layout import Layout
 from companion.vision.local_print import GREY, local_print_cells
 from companion.vision.masks import fill_small_holes
-from companion.vision.mosaic import Mosaic
+from companion.vision.mosaic import Mosaic, cut
 from companion.vision.standing import top_of
 
 Image = npt.NDArray[Any]
@@ -154,16 +154,28 @@ def _dark(
 
 
 class DarkSearch:
-    """The black pieces looked for on the whole working image, among the colour model's black
-    and the dark hueless pixels (:func:`dark_pieces`): a Lab conversion and a look at every
-    pixel, so made only when first asked for."""
+    """The black pieces looked for among the colour model's black and the dark hueless pixels
+    (:func:`dark_pieces`) of the whole working image: a Lab conversion and a look at every
+    pixel, so made only when first asked for. Then, as for the cubes, on a mosaic of their
+    surroundings (mosaic.py)."""
 
     def __init__(
-        self, image: Image, labels: Image, black: int, geo: Geometry, config: VisionConfig
+        self,
+        image: Image,
+        packed: Image,
+        labels: Image,
+        black: int,
+        colours: int,
+        margin: int,
+        geo: Geometry,
+        config: VisionConfig,
     ) -> None:
         self.image = image
+        self.packed = packed
         self.labels = labels
         self.black = black
+        self.colours = colours
+        self.margin = margin
         self.geo = geo
         self.config = config
         self._taken: list[Image] = []  # flat indices of pieces found elsewhere
@@ -174,46 +186,54 @@ class DarkSearch:
         return out
 
     @cached_property
+    def pieces(self) -> Mosaic:
+        dark = dark_pieces(self.lab, self.labels, self.geo, self.config) > 0
+        labels = np.where(self.labels == self.black, self.black, 0).astype(np.uint8)
+        labels[dark] = self.black
+        return cut(labels, self.packed, self.colours, self.margin)
+
+    @cached_property
     def mask(self) -> Image:
-        black = clean((self.labels == self.black).view(np.uint8) * np.uint8(255))
-        out: Image = cv2.bitwise_or(
-            black, dark_pieces(self.lab, self.labels, self.geo, self.config)
-        )
+        """The black and dark pixels, in the mosaic (0/255)."""
+        found = self.pieces.labels == self.black
+        out: Image = clean(found.view(np.uint8) * np.uint8(255))
         for flat in self._taken:
-            out.reshape(-1)[flat] = 0
+            out[np.isin(self.pieces.index, flat)] = 0
         return out
 
     def exclude(self, corner: tuple[int, int], pixels: Image, pieces: Mosaic) -> None:
-        """Leave out a piece found in the mosaic (``pixels`` there, from ``corner``)."""
+        """Leave out a piece found in the cubes' mosaic (``pixels`` there, from ``corner``)."""
         x, y = corner
         h, w = pixels.shape
         grown = cv2.dilate(pixels, np.ones((3, 3), np.uint8)) > 0
         flat = pieces.index[y : y + h, x : x + w][grown]
         flat = flat[flat >= 0]
         if "mask" in self.__dict__:
-            self.mask.reshape(-1)[flat] = 0
+            self.mask[np.isin(self.pieces.index, flat)] = 0
         else:
             self._taken.append(flat)
 
     def pawn(self, fig: Figure, calibration: Calibration, layout: Layout) -> Found | None:
-        """The pawn on the whole working image (working-image coordinates)."""
+        """The pawn here (in this search's mosaic)."""
         ball = fig.height - self.config.pawn_head * fig.diameter
+        to_work = self.pieces.to_work
 
         def head(foot: tuple[float, float]) -> tuple[float, float]:
-            return top_of(calibration, self.geo, foot, ball, self.config)
+            wx, wy = to_work(*foot)
+            hx, hy = top_of(calibration, self.geo, (wx, wy), ball, self.config)
+            return foot[0] + hx - wx, foot[1] + hy - wy
 
-        return find_figure(self.mask, fig, self.geo, layout, self.config, head)
+        return find_figure(self.mask, fig, self.geo, layout, self.config, head, to_work)
 
     def take(self, found: Found, pieces: Mosaic) -> tuple[tuple[int, int], Image] | None:
-        """Take a pawn found here out of this search, and give its pixels in the mosaic (their
-        corner and a mask there), if it shows in the mosaic at all."""
+        """Take a pawn found here out of this search, and give its pixels in the cubes'
+        mosaic (their corner and a mask there), if it shows there at all."""
         x, y = found.corner
         h, w = found.pixels.shape
         grown = cv2.dilate(found.pixels, np.ones((3, 3), np.uint8)) > 0
         self.mask[y : y + h, x : x + w][grown] = 0
-        ys, xs = np.nonzero(grown)
-        flat = (ys + y) * self.image.shape[1] + (xs + x)
-        hit = np.isin(pieces.index, flat)
+        flat = self.pieces.index[y : y + h, x : x + w][grown]
+        hit = np.isin(pieces.index, flat[flat >= 0])
         if not hit.any():
             return None
         bx, by, bw, bh = cv2.boundingRect(hit.view(np.uint8))
@@ -222,17 +242,11 @@ class DarkSearch:
     def grande(
         self, fig: Figure, layout: Layout, fast: tuple[float, float, float] | None
     ) -> tuple[float, float, float] | None:
-        """The black grande's top on the whole working image, if more like one than ``fast``
-        (the best top among the counted patches)."""
+        """The black grande's top here (working-image coordinates), if more like one than
+        ``fast`` (the best top among the counted patches)."""
+        lightness = np.ascontiguousarray(self.pieces.gather(self.lab[..., 0]))
         patches = _measure_closed(
-            [self.mask],
-            [fig],
-            self.geo,
-            layout,
-            self.config,
-            self.lab[..., 0].copy(),
-            None,
-            fig.colour,
+            [self.mask], [fig], self.geo, layout, self.config, lightness, self.pieces, fig.colour
         )[0]
         top = find_big_top(patches, fig, self.geo, layout, self.config)
         if top is None or (fast is not None and fast[2] >= top[2]):

@@ -208,7 +208,16 @@ class Reader:
         # dark hueless pixels too (made only then: a Lab conversion and a look at every pixel).
         dark = None
         if game == "el-grande" and "black" in self.colours.names:
-            dark = DarkSearch(small, labels, self.colours.label("black"), geo, self.config)
+            dark = DarkSearch(
+                small,
+                packed,
+                labels,
+                self.colours.label("black"),
+                len(self.colours.names),
+                _margin(self.config),
+                geo,
+                self.config,
+            )
         obs = self._read_pieces(frame, pieces, lab, coloured, dark, geo, tiles or {}, frames)
         if assumed:
             unread = dict(obs.unread)
@@ -332,7 +341,8 @@ class Reader:
             if dark is not None and fig.colour == "black" and unsure:
                 other = dark.pawn(fig, self.calibration, layout)
                 if other is not None and (found is None or other.score > found.score):
-                    foot, pixels = other.foot, dark.take(other, pieces)
+                    foot = dark.pieces.to_work(*other.foot)
+                    pixels = dark.take(other, pieces)
             if foot is None:
                 if fig.name in ("king", "charlemagne"):
                     figures[fig.name] = None
