@@ -73,9 +73,17 @@ class VisionConfig:
     # or more).
     figure_open: float = 0.6
     figure_hole: float = 0.5  # holes filled first, up to this share of the foot's disc
+    figure_area: float = 0.45  # blobs smaller than this share of the foot's disc are no pawn
     figure_max_thickness: float = 1.4
     figure_near: float = 0.3
     figure_roundness: float = 0.5
+    # A black pawn found among the black pixels with a score under this, or a black grande
+    # under grande_sure, is looked for among the dark pixels too (see figures.DarkSearch); a
+    # grande's top among the counted patches at least grande_sure like one is taken there
+    # (hard and easy sets, 41 seeds each: kings found wrong there scored 1.65 at most, right
+    # ones mostly 1.7 and over; grandes found wrong 0.88 at most, right ones mostly over 1).
+    figure_sure: float = 1.7
+    grande_sure: float = 1.0
     # A pawn's head is a ball, its radius this share of the pawn's diameter, on its top: seen
     # off the foot, it is taken out of the mask with the foot (it would be a cube), as far
     # as this many times where the camera's pose puts it (the focal length of a camera
@@ -93,6 +101,9 @@ class VisionConfig:
     # are as thick as a grande's top but smaller, merged rows bigger.
     grande_thickness: float = 0.9
     grande_size_weight: float = 0.5
+    # Only blobs of at least this share of a grande top's area are looked at (hard and easy
+    # sets: a grande's top reads 0.77 of a nominal top and more, its blob more still).
+    grande_least_area: float = 0.6
     # Black pieces (El Grande): hueless pixels (chroma once the markers' cast is off; at most
     # this share of the print's chroma along its hue, as a shadow keeps it) whose grey value
     # is at most this share of the board's print round them (the median over this many mm):
@@ -103,6 +114,8 @@ class VisionConfig:
     dark_piece_chroma: float = 14.0
     dark_piece_print_hue: float = 0.35
     dark_piece_window: float = 88.0
+    # ... and at least this many cube sides wide (the print's borders and names are thinner).
+    dark_piece_width: float = 0.5
     # Castles (Carolus): hueless blobs on a tile (Lab chroma once the cast seen on the tile
     # marker's paper is taken off) ...
     castle_chroma: float = 14.0

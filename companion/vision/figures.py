@@ -8,25 +8,29 @@ print round them (:func:`dark_pieces`)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import cached_property
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.vision.calibration import Calibration
 from companion.vision.colour import BACKGROUND
 from companion.vision.config import VisionConfig
 from companion.vision.cubes import Patch, clean, measure_planes
 from companion.vision.geometry import Geometry
 from companion.vision.hand import white_cast
 from companion.vision.layout import Layout
-from companion.vision.local_print import GREY, local_print
+from companion.vision.local_print import GREY, local_print_cells
 from companion.vision.masks import fill_small_holes
-from companion.vision.mosaic import Mosaic
+from companion.vision.mosaic import Mosaic, cut
+from companion.vision.standing import top_of
 
 Image = npt.NDArray[Any]
+FloatArray = npt.NDArray[Any]
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,16 @@ class Figure:
     diameter: float  # mm across, seen from above
     round_: bool
     height: float  # mm
+
+
+class Found(NamedTuple):
+    """A pawn found: its foot, its pixels (a mask whose top-left corner is at ``corner``,
+    in the mask's coordinates) and how like a pawn it is (see :func:`find_figure`)."""
+
+    foot: tuple[float, float]
+    corner: tuple[int, int]
+    pixels: Image
+    score: float
 
 
 def figures_of(layout: Layout) -> tuple[Figure, ...]:
@@ -56,44 +70,188 @@ def figures_of(layout: Layout) -> tuple[Figure, ...]:
     return ()
 
 
+_GREY_BYTES = np.round(GREY).astype(np.uint8)
+
+
 def dark_pieces(lab: Image, labels: Image, geo: Geometry, config: VisionConfig) -> Image:
     """Pixels that may be a black piece's: hueless (once the light's cast, seen on the
     markers' paper, is off) and far darker than the board's print round them.
 
     Exposure, a gradient or an arm's shadow scale the print and the piece alike, so the ratio
     of their grey values holds; a lamp's glare lifts a black piece towards mid-grey but the
-    print with it. A piece's shadow is as dark as half the print, but of its hue.
+    print with it. A piece's shadow is as dark as half the print, but of its hue. The grey
+    values are compared everywhere, the hues only where a pixel is that dark.
     """
     board = (geo.board > 0) & ~geo.ignore
-    print_ = board & (labels == BACKGROUND)
-    window = round(config.dark_piece_window * geo.mm_px)
-    local = local_print(lab, print_, window)
     markers = lab.reshape(-1, 3)[geo.white]
     cast = np.array(white_cast(markers), np.float32)
     paper = float(np.percentile(GREY[markers[:, 0]], 85)) if markers.size else 255.0
-    # Only pixels far darker than the print round them can be a black piece's: the colour
-    # tests below run on those few (the same result as on every pixel, at a fraction of it).
-    grey_all = GREY[lab[..., 0]]
-    print_grey_all = np.maximum(GREY[local[..., 0]], 1.0)
-    ys, xs = np.nonzero(board & (grey_all <= config.dark_piece_ratio * print_grey_all))
-    grey = grey_all[ys, xs]
-    print_grey = print_grey_all[ys, xs]
-    ab = lab[ys, xs, 1:].astype(np.float32) - 128.0
-    ab -= cast * np.clip(grey / paper, 0, 1)[..., None]
-    print_ab = local[ys, xs, 1:].astype(np.float32) - 128.0
-    print_ab -= cast * np.clip(print_grey / paper, 0, 1)[..., None]
-    print_chroma = np.maximum(1.0, np.hypot(print_ab[..., 0], print_ab[..., 1]))
+    return _dark(
+        lab,
+        board & (labels == BACKGROUND),
+        board,
+        cast,
+        paper,
+        round(config.dark_piece_window * geo.mm_px),
+        max(2, round(config.dark_piece_width * math.sqrt(geo.typical_footprint))),
+        config,
+    )
+
+
+def _dark(
+    lab: Image,
+    print_: Image,
+    board: Image,
+    cast: FloatArray,
+    paper: float,
+    window: int,
+    side: int,
+    config: VisionConfig,
+) -> Image:
+    """:func:`dark_pieces` on an image (0/255): ``print_`` where the board's print may be,
+    the light's ``cast`` and the ``paper``'s grey value from the markers, the print's
+    ``window`` and a piece's least ``side`` in pixels."""
+    cells, step = local_print_cells(lab, print_, window)
+    h, w = lab.shape[:2]
+    ch, cw = cells.shape[:2]
+    # Each cell's value over its own pixels (those past the last whole cell take the edge's).
+    print_l = cv2.resize(
+        np.ascontiguousarray(cells[..., 0]), (cw * step, ch * step), interpolation=cv2.INTER_LINEAR
+    )
+    print_l = cv2.copyMakeBorder(print_l, 0, h - ch * step, 0, w - cw * step, cv2.BORDER_REPLICATE)
+    # Grey values as bytes through a lookup table (the whole frame is compared: kept cheap).
+    grey = cv2.LUT(np.ascontiguousarray(lab[..., 0]), _GREY_BYTES)
+    bound = cv2.convertScaleAbs(cv2.LUT(print_l, _GREY_BYTES), alpha=config.dark_piece_ratio)
+    # A black piece is thick; the print's borders, names and the mat's grain are thin (and
+    # would fill the mosaic of the pieces' surroundings with lines): opened away, before and
+    # after the hues are judged.
+    square = np.ones((side, side), np.uint8)
+    dark = cv2.compare(grey, bound, cv2.CMP_LE)
+    dark[~board] = 0
+    dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, square)
+    found = cv2.findNonZero(dark)
+    if found is None:
+        return dark
+    xs, ys = found.reshape(-1, 2).T
+    grey_at = GREY[lab[ys, xs, 0]]
+    print_grey = np.maximum(GREY[print_l[ys, xs]], 1.0)
+    ratio = grey_at / print_grey
+    seen = np.clip(grey_at / paper, 0, 1)[:, None]
+    ab = lab[ys, xs, 1:].astype(np.float32) - 128.0 - cast * seen
+    cell = cells[np.minimum(ys // step, ch - 1), np.minimum(xs // step, cw - 1)]
+    print_seen = np.clip(print_grey / paper, 0, 1)[:, None]
+    print_ab = cell[:, 1:].astype(np.float32) - 128.0 - cast * print_seen
+    print_chroma = np.maximum(1.0, np.hypot(print_ab[:, 0], print_ab[:, 1]))
     along = (ab * print_ab).sum(axis=-1) / print_chroma
-    ratio = grey / print_grey
     # Far darker than a shadow gets, a pixel is black whatever hue the print round it has
     # (near a border, the next region's or the sea's).
-    keep = (np.hypot(ab[..., 0], ab[..., 1]) <= config.dark_piece_chroma) & (
+    keep = (np.hypot(ab[:, 0], ab[:, 1]) <= config.dark_piece_chroma) & (
         (along <= config.dark_piece_print_hue * print_chroma) | (ratio <= config.black_piece_ratio)
     )
-    dark = np.zeros(board.shape, bool)
-    dark[ys[keep], xs[keep]] = True
-    out: Image = clean(dark.astype(np.uint8) * 255)
+    dark[ys[~keep], xs[~keep]] = 0
+    out: Image = cv2.morphologyEx(dark, cv2.MORPH_OPEN, square)
     return out
+
+
+class DarkSearch:
+    """The black pieces looked for among the colour model's black and the dark hueless pixels
+    (:func:`dark_pieces`) of the whole working image: a Lab conversion and a look at every
+    pixel, so made only when first asked for. Then, as for the cubes, on a mosaic of their
+    surroundings (mosaic.py)."""
+
+    def __init__(
+        self,
+        image: Image,
+        packed: Image,
+        labels: Image,
+        black: int,
+        colours: int,
+        margin: int,
+        geo: Geometry,
+        config: VisionConfig,
+    ) -> None:
+        self.image = image
+        self.packed = packed
+        self.labels = labels
+        self.black = black
+        self.colours = colours
+        self.margin = margin
+        self.geo = geo
+        self.config = config
+        self._taken: list[Image] = []  # flat indices of pieces found elsewhere
+
+    @cached_property
+    def lab(self) -> Image:
+        out: Image = cv2.cvtColor(self.image, cv2.COLOR_BGR2Lab)
+        return out
+
+    @cached_property
+    def pieces(self) -> Mosaic:
+        dark = dark_pieces(self.lab, self.labels, self.geo, self.config) > 0
+        labels = np.where(self.labels == self.black, self.black, 0).astype(np.uint8)
+        labels[dark] = self.black
+        return cut(labels, self.packed, self.colours, self.margin)
+
+    @cached_property
+    def mask(self) -> Image:
+        """The black and dark pixels, in the mosaic (0/255)."""
+        found = self.pieces.labels == self.black
+        out: Image = clean(found.view(np.uint8) * np.uint8(255))
+        for flat in self._taken:
+            out[np.isin(self.pieces.index, flat)] = 0
+        return out
+
+    def exclude(self, corner: tuple[int, int], pixels: Image, pieces: Mosaic) -> None:
+        """Leave out a piece found in the cubes' mosaic (``pixels`` there, from ``corner``)."""
+        x, y = corner
+        h, w = pixels.shape
+        grown = cv2.dilate(pixels, np.ones((3, 3), np.uint8)) > 0
+        flat = pieces.index[y : y + h, x : x + w][grown]
+        flat = flat[flat >= 0]
+        if "mask" in self.__dict__:
+            self.mask[np.isin(self.pieces.index, flat)] = 0
+        else:
+            self._taken.append(flat)
+
+    def pawn(self, fig: Figure, calibration: Calibration, layout: Layout) -> Found | None:
+        """The pawn here (in this search's mosaic)."""
+        ball = fig.height - self.config.pawn_head * fig.diameter
+        to_work = self.pieces.to_work
+
+        def head(foot: tuple[float, float]) -> tuple[float, float]:
+            wx, wy = to_work(*foot)
+            hx, hy = top_of(calibration, self.geo, (wx, wy), ball, self.config)
+            return foot[0] + hx - wx, foot[1] + hy - wy
+
+        return find_figure(self.mask, fig, self.geo, layout, self.config, head, to_work)
+
+    def take(self, found: Found, pieces: Mosaic) -> tuple[tuple[int, int], Image] | None:
+        """Take a pawn found here out of this search, and give its pixels in the cubes'
+        mosaic (their corner and a mask there), if it shows there at all."""
+        x, y = found.corner
+        h, w = found.pixels.shape
+        grown = cv2.dilate(found.pixels, np.ones((3, 3), np.uint8)) > 0
+        self.mask[y : y + h, x : x + w][grown] = 0
+        flat = self.pieces.index[y : y + h, x : x + w][grown]
+        hit = np.isin(pieces.index, flat[flat >= 0])
+        if not hit.any():
+            return None
+        bx, by, bw, bh = cv2.boundingRect(hit.view(np.uint8))
+        return (bx, by), hit[by : by + bh, bx : bx + bw].view(np.uint8)
+
+    def grande(
+        self, fig: Figure, layout: Layout, fast: tuple[float, float, float] | None
+    ) -> tuple[float, float, float] | None:
+        """The black grande's top here (working-image coordinates), if more like one than
+        ``fast`` (the best top among the counted patches)."""
+        lightness = np.ascontiguousarray(self.pieces.gather(self.lab[..., 0]))
+        patches = _measure_closed(
+            [self.mask], [fig], self.geo, layout, self.config, lightness, self.pieces, fig.colour
+        )[0]
+        top = find_big_top(patches, fig, self.geo, layout, self.config)
+        if top is None or (fast is not None and fast[2] >= top[2]):
+            return fast
+        return top
 
 
 def find_figure(
@@ -104,7 +262,7 @@ def find_figure(
     config: VisionConfig,
     head: Callable[[tuple[float, float]], tuple[float, float]] | None = None,
     to_work: Callable[[float, float], tuple[float, float]] | None = None,
-) -> tuple[tuple[float, float], tuple[int, int, Image]] | None:
+) -> Found | None:
     """Where a pawn's foot stands and its pixels (in the mask's coordinates; ``to_work`` maps
     them into the working image, whose geometry sizes things, when the mask is a mosaic's).
 
@@ -122,16 +280,25 @@ def find_figure(
     cube = float(layout.pieces["cube"])
     foot = fig.diameter / 2 * geo.mm_px
     filled = fill_small_holes((mask > 0).astype(np.uint8), config.figure_hole * math.pi * foot**2)
+    _, blobs, stats, _ = cv2.connectedComponentsWithStats(filled, connectivity=8)
     r = max(1, round(config.figure_open * foot))
-    opened = cv2.morphologyEx(filled, cv2.MORPH_OPEN, _disc(r))
-    n, parts, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
-    if n <= 1:
-        return None
-    _, blobs = cv2.connectedComponents(filled, connectivity=8)
+    disc = _disc(r)
+    candidates = []
+    # Only blobs of about a pawn's foot or more (a cube's are far smaller), each in its box.
+    for i in np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= config.figure_area * math.pi * foot**2):
+        if i == 0:
+            continue
+        x, y, w, h = (int(v) for v in stats[i, :4])
+        opened = cv2.morphologyEx(
+            np.pad((blobs[y : y + h, x : x + w] == i).view(np.uint8), r + 1), cv2.MORPH_OPEN, disc
+        )
+        k, parts, part_stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+        for j in range(1, k):
+            px, py, pw, ph = (int(v) for v in part_stats[j, :4])
+            part = np.pad((parts[py : py + ph, px : px + pw] == j).view(np.uint8), 1)
+            candidates.append((part, x + px - r - 1, y + py - r - 1))
     best: tuple[float, float, float, tuple[int, int, Image]] | None = None
-    for j in range(1, n):
-        x, y, w, h, _ = (int(v) for v in stats[j])
-        part = np.pad((parts[y : y + h, x : x + w] == j).astype(np.uint8), 1)
+    for part, x, y in candidates:
         dist = cv2.distanceTransform(part, cv2.DIST_L2, 3)
         _, peak, _, loc = cv2.minMaxLoc(dist)
         fx, fy = float(loc[0] + x - 1), float(loc[1] + y - 1)
@@ -172,8 +339,8 @@ def find_figure(
             best = (like, fx, fy, (ox, oy, pixels.astype(np.uint8)))
     if best is None:
         return None
-    _, fx, fy, pixels = best
-    return (fx, fy), pixels
+    like, fx, fy, (ox, oy, pixels) = best
+    return Found((fx, fy), (ox, oy), pixels, like)
 
 
 def _disc(r: int) -> Image:
@@ -229,15 +396,13 @@ def find_big_top(
     geo: Geometry,
     layout: Layout,
     config: VisionConfig,
-    take: bool = True,
-) -> tuple[float, float] | None:
+) -> tuple[float, float, float] | None:
     """A box figure (grande): of the bright tops of its colour thick enough, the thickest of
-    about a grande top's size.
+    about a grande top's size: where it shows, and how like a grande's top it is.
 
     Tops, not whole blobs: the seams between touching cubes keep each cube's top thin, so a
     block of cubes is no grande; where blur erased the seams, their merged top is as thick
-    but bigger. With ``take`` the figure's top is taken out of its patch (in place), so it is
-    not counted as cubes.
+    but bigger.
     """
     cube = float(layout.pieces["cube"])
     cube_half = cube / 2 * geo.mm_px
@@ -256,60 +421,131 @@ def find_big_top(
                 best = (like, i, j)
     if best is None:
         return None
-    _, i, j = best
-    fx, fy = patches[i].tops[j].x, patches[i].tops[j].y
-    if take:
-        _take(patches, i, j)
-    return fx, fy
+    like, i, j = best
+    return patches[i].tops[j].x, patches[i].tops[j].y, like
 
 
-def find_grande(
-    counted: list[Patch],
-    seen: Image,
-    fig: Figure,
+def find_grandes(
+    counted: Mapping[str, list[Patch]],
+    seen: Mapping[str, Image],
+    grandes: Sequence[Figure],
     geo: Geometry,
     layout: Layout,
     config: VisionConfig,
     lightness: Image,
-    dark: bool = False,
     pieces: Mosaic | None = None,
-) -> tuple[float, float] | None:
-    """Where a grande's top shows in the working image (see :func:`find_big_top`), looked for
-    on ``seen`` (its colour's pixels; the black grande's with the dark ones; the mosaic's
-    ``pieces`` when given); its top is then taken out of the ``counted`` patches of its
+    black: str | None = None,
+    sure: float | None = None,
+) -> dict[str, tuple[float, float, float]]:
+    """Where each grande's top shows in the working image and how like one it is (see
+    :func:`find_big_top`); each top found is taken out of the ``counted`` patches of its
     colour.
 
-    Sensor noise speckles a top at the colour model's reach (a few pixels of it fall out),
-    and the thickness of a top is very sensitive to that: the pixels are closed over the
-    speckles first. A ``dark`` (black) top's lightness band is narrow against the noise: its
+    With ``sure``, a grande whose best top among the counted patches is at least that like
+    one is taken there. The others are looked for on ``seen`` (their colour's pixels; the
+    ``black`` one's with the dark ones; on the mosaic's ``pieces`` when given): sensor noise
+    speckles a top at the colour model's reach (a few pixels of it fall out), and a top's
+    thickness is very sensitive to that, so the pixels are closed over the speckles and
+    small holes first. A black top's lightness band is narrow against the noise: its
     lightness is judged over 3x3 pixels (not a coloured one's: the thin dark seams between
-    touching cubes would go).
+    touching cubes would go). The colours are measured together, as planes of one image.
     """
-    closed = cv2.morphologyEx(seen, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) > 0
-    if pieces is not None:
-        closed &= pieces.inside > 0  # (the mosaic's cut-outs lie a pixel apart)
-    side = fig.diameter * geo.mm_px
-    closed = fill_small_holes(closed.astype(np.uint8), config.figure_hole * side * side) > 0
-    if pieces is not None:
-        closed &= pieces.inside > 0
-    found: Image = closed.astype(np.uint8) * np.uint8(255)
-    light = cv2.medianBlur(lightness, 3) if dark else lightness
-    # (measure_planes wants the first and last rows empty, as the mosaic's are.)
+    out: dict[str, tuple[float, float, float]] = {}
+    present = [g for g in grandes if g.colour in seen and g.colour in counted]
+    if sure is not None:
+        for g in present:
+            top = find_big_top(counted[g.colour], g, geo, layout, config)
+            if top is not None and top[2] >= sure:
+                out[g.name] = top
+        present = [g for g in present if g.name not in out]
+    if present:
+        wider = _measure_closed(
+            [seen[g.colour] for g in present],
+            present,
+            geo,
+            layout,
+            config,
+            lightness,
+            pieces,
+            black,
+        )
+        for g, patches in zip(present, wider, strict=True):
+            top = find_big_top(patches, g, geo, layout, config)
+            if top is not None:
+                out[g.name] = top
+    for g in grandes:
+        if g.name in out:
+            take_top_at(counted[g.colour], out[g.name][:2], g.diameter / 2 * geo.mm_px)
+    return out
+
+
+def _measure_closed(
+    masks: Sequence[Image],
+    grandes: Sequence[Figure],
+    geo: Geometry,
+    layout: Layout,
+    config: VisionConfig,
+    lightness: Image,
+    pieces: Mosaic | None,
+    black: str | None,
+) -> list[list[Patch]]:
+    """The blobs of each mask (one per grande) that could hold a grande's top, closed over
+    speckles and small holes, measured."""
+    # Every colour's pixels closed at once, as planes of one image, each with its first and
+    # last rows empty (as measure_planes wants them): no blob or hole crosses to the next.
     pad = ((1, 1), (0, 0))
-    wider = measure_planes(
-        np.pad(found, pad),
-        1,
-        geo.footprint,
-        geo.side,
-        np.pad(light, pad),
-        index=np.pad(pieces.index if pieces is not None else _raster(closed.shape), pad),
-        width=pieces.width if pieces is not None else closed.shape[1],
-        config=config,
-    )[0]
-    top = find_big_top(wider, fig, geo, layout, config, take=False)
-    if top is not None:
-        take_top_at(counted, top, fig.diameter / 2 * geo.mm_px)
-    return top
+    stack = np.vstack([np.pad(m, pad) for m in masks])
+    closed = (cv2.morphologyEx(stack, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) > 0).view(
+        np.uint8
+    )
+    if pieces is not None:
+        # (The mosaic's cut-outs lie a pixel apart.)
+        outside = np.tile(np.pad(pieces.inside, pad) == 0, (len(masks), 1))
+        closed[outside] = 0
+    side = grandes[0].diameter * geo.mm_px
+    closed = fill_small_holes(closed, config.figure_hole * side * side)
+    if pieces is not None:
+        closed[outside] = 0
+    # Only blobs big enough to hold a grande's top, and somewhere thick enough (a top is no
+    # thicker than its blob), are measured: most blobs are single cubes, and measuring is the
+    # cost.
+    cube = float(layout.pieces["cube"])
+    cube_half = cube / 2 * geo.mm_px
+    half = grandes[0].diameter / 2 * geo.mm_px
+    least = config.grande_thickness * (
+        cube_half - config.edge_px + config.big_piece_radius_share * (half - cube_half)
+    )
+    n, blobs, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    nominal = (grandes[0].diameter / cube) ** 2 * config.top_factor * geo.typical_footprint
+    keep = stats[:, cv2.CC_STAT_AREA] >= config.grande_least_area * nominal
+    thick = np.zeros(n, bool)
+    thick[blobs[cv2.distanceTransform(closed, cv2.DIST_L2, 3) >= least]] = True
+    keep &= thick
+    keep[0] = False
+    closed = keep[blobs].view(np.uint8)
+    height = closed.shape[0] // len(masks)
+    index = np.pad(pieces.index if pieces is not None else _raster(lightness.shape), pad)
+    width = pieces.width if pieces is not None else lightness.shape[1]
+    out: list[list[Patch]] = [[] for _ in masks]
+    for dark in (False, True):
+        batch = [k for k, g in enumerate(grandes) if (g.colour == black) == dark]
+        if not batch:
+            continue
+        light = cv2.medianBlur(lightness, 3) if dark else lightness
+        planes = np.vstack([closed[k * height : (k + 1) * height] for k in batch])
+        per_plane = measure_planes(
+            planes,
+            len(batch),
+            geo.footprint,
+            geo.side,
+            np.pad(light, pad),
+            index=index,
+            width=width,
+            config=config,
+        )
+        for k, patches in zip(batch, per_plane, strict=True):
+            out[k] = patches
+    return out
 
 
 def _raster(shape: tuple[int, ...]) -> Image:

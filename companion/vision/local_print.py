@@ -57,3 +57,26 @@ def lab_distance(lab: Image, ref: Image) -> FloatArray:
     d = lab.astype(np.float32) - ref.astype(np.float32)
     out: FloatArray = np.sqrt((L_WEIGHT * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
     return out
+
+
+def local_print_cells(lab: Image, print_: Image, window: int) -> tuple[Image, int]:
+    """:func:`local_print` at the resolution it is worked out at, for a caller that needs it
+    at a few pixels only: the median image (Lab) and its cell size in pixels. Each cell is
+    averaged first and taken as print if most of its pixels are (the median over a window of
+    cells then keeps a piece's pixels out), which is cheaper than filling every pixel."""
+    h, w = lab.shape[:2]
+    step = max(1, window // 9)
+    size = (max(1, w // step), max(1, h // step))
+    # Whole cells only (the few pixels over at the right and bottom edges are left out): an
+    # area resize by a whole factor is OpenCV's fast one.
+    whole = np.s_[: size[1] * step, : size[0] * step]
+    cells = cv2.resize(lab[whole], size, interpolation=cv2.INTER_AREA)
+    # (The share of print pixels in each cell, rounded: 1 where most of them are.)
+    found = cv2.resize(print_[whole].view(np.uint8), size, interpolation=cv2.INTER_AREA) > 0
+    if not found.any():
+        return cells, step
+    fill = np.median(cells[found], axis=0).astype(np.uint8)
+    cells = np.where(found[..., None], cells, fill).astype(np.uint8)
+    k = max(3, (window // step) | 1)
+    out: Image = np.stack([cv2.medianBlur(cells[..., c], k) for c in range(3)], axis=-1)
+    return out, step

@@ -34,11 +34,13 @@ from companion.vision.cubes import Patch, clean, count_patches, footprint_factor
 from companion.vision.dice import read_dice
 from companion.vision.errors import VisionError
 from companion.vision.figures import (
+    DarkSearch,
     Figure,
-    dark_pieces,
     figures_of,
+    find_big_top,
     find_figure,
-    find_grande,
+    find_grandes,
+    take_top_at,
 )
 from companion.vision.fringe import drop_fringes
 from companion.vision.geometry import Geometry, build_geometry, locate_movables
@@ -195,31 +197,28 @@ class Reader:
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
-        # Castles and black pieces are read from the whole frame's Lab (against the print round
-        # them), dice from the frame itself; everything else from the mosaic of the pieces'
-        # surroundings.
-        black = game == "el-grande" and "black" in self.colours.names
-        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab) if geo.tile_mask is not None or black else None
+        # Castles are read from the whole frame's Lab, dice from the frame itself; everything
+        # else from the mosaic of the pieces' surroundings.
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab) if geo.tile_mask is not None else None
         # Castles are told from the piece-coloured pixels beside them.
         coloured = (labels != BACKGROUND) & (labels != UNKNOWN) if lab is not None else None
+        pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
+        # Black pieces under glare are grey: if the king or the black grande is not clearly
+        # among the black pixels, they are looked for on the whole working image, among the
+        # dark hueless pixels too (made only then: a Lab conversion and a look at every pixel).
         dark = None
-        if black and lab is not None:
-            # Black pieces are looked for among dark hueless pixels too (glare makes them
-            # grey): the mosaic takes them in, as black, for the figures alone.
-            dark = dark_pieces(lab, labels, geo, self.config) > 0
-            darkened = labels.copy()
-            darkened[dark] = self.colours.label("black")
-            pieces = cut(darkened, packed, len(self.colours.names), _margin(self.config))
-            pieces = replace(
-                pieces,
-                labels=np.where(pieces.inside > 0, np.take(labels, pieces.index), 0).astype(
-                    np.uint8
-                ),
+        if game == "el-grande" and "black" in self.colours.names:
+            dark = DarkSearch(
+                small,
+                packed,
+                labels,
+                self.colours.label("black"),
+                len(self.colours.names),
+                _margin(self.config),
+                geo,
+                self.config,
             )
-        else:
-            pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
-        dark_cut = pieces.gather(dark) & (pieces.inside > 0) if dark is not None else None
-        obs = self._read_pieces(frame, pieces, lab, coloured, dark_cut, geo, tiles or {}, frames)
+        obs = self._read_pieces(frame, pieces, lab, coloured, dark, geo, tiles or {}, frames)
         if assumed:
             unread = dict(obs.unread)
             for key in assumed:
@@ -274,7 +273,7 @@ class Reader:
         pieces: Mosaic,
         frame_lab: Image | None,
         coloured: Image | None,
-        dark: Image | None,
+        dark: DarkSearch | None,
         geo: Geometry,
         tiles: Mapping[str, Pose],
         frames: int,
@@ -322,18 +321,11 @@ class Reader:
             vals = win[win > 0]
             return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
 
-        # Figures are looked for on their colour's pixels; the black ones also on the dark.
-        seen = dict(masks)
-        if dark is not None:
-            black = masks.get("black")
-            seen["black"] = dark.astype(np.uint8) * np.uint8(255)
-            if black is not None:
-                cv2.bitwise_or(seen["black"], black, dst=seen["black"])
         # Pawns first: each removes its own pixels from its colour's mask.
         for fig in figure_list:
-            if not fig.round_ or fig.colour not in seen:
-                continue
             mask = masks.get(fig.colour)
+            if not fig.round_ or mask is None:
+                continue
 
             # A pawn's head ball shows off its foot (it is tall); it is the pawn's, no cube.
             def head(foot: tuple[float, float], fig: Figure = fig) -> tuple[float, float]:
@@ -342,20 +334,29 @@ class Reader:
                 hx, hy = top_of(self.calibration, geo, (wx, wy), ball, cfg)
                 return foot[0] + hx - wx, foot[1] + hy - wy
 
-            found = find_figure(seen[fig.colour], fig, geo, layout, cfg, head, pieces.to_work)
-            if found is None:
+            found = find_figure(mask, fig, geo, layout, cfg, head, pieces.to_work)
+            foot = pieces.to_work(*found.foot) if found is not None else None
+            pixels = (found.corner, found.pixels) if found is not None else None
+            unsure = found is None or found.score < cfg.figure_sure
+            if dark is not None and fig.colour == "black" and unsure:
+                other = dark.pawn(fig, self.calibration, layout)
+                if other is not None and (found is None or other.score > found.score):
+                    foot = dark.pieces.to_work(*other.foot)
+                    pixels = dark.take(other, pieces)
+            if foot is None:
                 if fig.name in ("king", "charlemagne"):
                     figures[fig.name] = None
                     unread[fig.name] = "not seen on the board"
                 continue
-            (fx, fy), (x, y, body) = found
-            figures[fig.name] = place_at(*pieces.to_work(fx, fy))
-            # The figure's own pixels are no cubes; a sliver of edge round it stays behind
-            # and is too small to count.
-            grown = cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0
-            for m in (mask, seen[fig.colour]):
-                if m is not None:
-                    m[y : y + body.shape[0], x : x + body.shape[1]][grown] = 0
+            figures[fig.name] = place_at(*foot)
+            if pixels is not None:
+                # The figure's own pixels are no cubes; a sliver of edge round it stays
+                # behind and is too small to count.
+                (x, y), body = pixels
+                grown = cv2.dilate(body, np.ones((3, 3), np.uint8)) > 0
+                mask[y : y + body.shape[0], x : x + body.shape[1]][grown] = 0
+                if dark is not None and fig.colour == "black":
+                    dark.exclude((x, y), body, pieces)
 
         if layout.game == "carolus-magnus" and frame_lab is not None:
             castles = read_castles(frame_lab, geo, place_at, layout, cfg, pieces=coloured)
@@ -379,29 +380,31 @@ class Reader:
             config=cfg,
         )
         for colour in cube_colours:
-            if colour not in names:
-                continue
-            measured[colour] = per_plane[names.index(colour)]
-            grande = next((f for f in figure_list if f.colour == colour and not f.round_), None)
-            if grande is not None:
-                black_top = seen[colour] is not masks[colour]  # dark pixels added
-                top = find_grande(
-                    measured[colour],
-                    seen[colour],
-                    grande,
-                    geo,
-                    layout,
-                    cfg,
-                    lightness,
-                    black_top,
-                    pieces,
-                )
-                if top is not None:
-                    # Its top leans away from under the camera: the grande stands at its foot.
-                    foot = foot_of(self.calibration, geo, top, grande.diameter, cfg)
-                    figures[grande.name] = place_at(*foot)
+            if colour in names:
+                measured[colour] = per_plane[names.index(colour)]
+        # Grandes: each one's top is taken out of its colour's patches.
+        grandes = [f for f in figure_list if not f.round_]
+        black = next((g for g in grandes if g.colour == "black"), None) if dark else None
+        others = [g for g in grandes if g is not black]
+        tops = find_grandes(
+            measured, masks, others, geo, layout, cfg, lightness, pieces, sure=cfg.grande_sure
+        )
+        if dark is not None and black is not None and "black" in measured:
+            top = find_big_top(measured["black"], black, geo, layout, cfg)
+            if top is None or top[2] < cfg.grande_sure:
+                top = dark.grande(black, layout, top)
+            if top is not None:
+                take_top_at(measured["black"], top[:2], black.diameter / 2 * geo.mm_px)
+                tops[black.name] = top
+        for grande in grandes:
+            top = tops.get(grande.name)
+            if top is not None:
+                # Its top leans away from under the camera: the grande stands at its foot.
+                foot = foot_of(self.calibration, geo, top[:2], grande.diameter, cfg)
+                figures[grande.name] = place_at(*foot)
+        for colour, patches in measured.items():
             factors[colour] = footprint_factor(
-                measured[colour], self.factors.get(colour, cfg.top_factor), self.spread
+                patches, self.factors.get(colour, cfg.top_factor), self.spread
             )
         # A colour seen only in clusters has no single to measure; the colours agree to
         # within a third, so the median of all keeps it in line.
