@@ -76,6 +76,14 @@ def raised_homography(h: FloatArray, k: FloatArray, height: float) -> FloatArray
     return out
 
 
+def _camera(calibration: Calibration, config: VisionConfig) -> tuple[Any, Any, Any]:
+    """Homography, lens and camera matrix (the lens's, else one estimated from the homography)."""
+    lens = calibration.lens
+    if lens is not None:
+        return calibration.h, lens, np.array(lens.matrix, dtype=np.float64)
+    return calibration.h, lens, camera_matrix(calibration.h, calibration.image_size, config)
+
+
 def foot_of(
     calibration: Calibration,
     geo: Geometry,
@@ -85,11 +93,7 @@ def foot_of(
 ) -> tuple[float, float]:
     """The working-image point of the foot of a piece ``height`` mm tall whose top's middle
     shows at working-image point ``top``."""
-    h = calibration.h
-    lens = calibration.lens
-    k = np.array(lens.matrix, dtype=np.float64) if lens is not None else None
-    if k is None:
-        k = camera_matrix(h, calibration.image_size, config)
+    h, lens, k = _camera(calibration, config)
     x0, y0 = geo.crop[:2]
     seen = np.array([[top[0] / geo.scale + x0, top[1] / geo.scale + y0]])
     board = hg.unproject(raised_homography(h, k, height), seen, lens)
@@ -106,11 +110,7 @@ def top_of(
 ) -> tuple[float, float]:
     """The working-image point where the point ``height`` mm above a foot shows (the foot at
     working-image point ``foot``)."""
-    h = calibration.h
-    lens = calibration.lens
-    k = np.array(lens.matrix, dtype=np.float64) if lens is not None else None
-    if k is None:
-        k = camera_matrix(h, calibration.image_size, config)
+    h, lens, k = _camera(calibration, config)
     x0, y0 = geo.crop[:2]
     seen = np.array([[foot[0] / geo.scale + x0, foot[1] / geo.scale + y0]])
     board = hg.unproject(h, seen, lens)
