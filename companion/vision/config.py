@@ -23,6 +23,14 @@ class VisionConfig:
     # colour's reference chroma (a grey mat or a shadow may lie within the reject distance of a
     # dim blue or pink, but is far less saturated).
     min_chroma_share: float = 0.6
+    # A coloured piece's pixels may fade toward grey (blur mixing them with the board, a far
+    # corner, glare) down to this share of the reference chroma at no cost: along its own hue,
+    # so a faded red is still nearer red than pink.
+    fade_share: float = 0.6
+    # ... and in telling one coloured piece from another, lightness weighs this much against
+    # hue (the plain distance weighs it 0.5): shade darkens a pink cube to a red's lightness and
+    # glare lightens a red one, but neither turns its hue (hard Carolus set: 42 -> 35 wrong).
+    hue_lightness_weight: float = 0.15
     # Colour fringes (fringe.py): a pixel of one piece colour this close (working pixels) to
     # another piece colour may be that piece's blurred edge.
     fringe_px: int = 2

@@ -313,6 +313,21 @@ def test_a_grey_within_reach_of_a_dull_colour_is_not_that_colour() -> None:
     assert model.classify_one((80.0, 127.0, 126.0)) is None  # grey: far less saturated
 
 
+def test_shade_and_fading_change_a_pieces_lightness_and_chroma_not_its_hue() -> None:
+    # Red and pink as a calibration sampled them, and the board (hard rendered Carolus cases).
+    refs = {"red": ((78.0, 174.0, 158.0),), "pink": ((148.0, 164.0, 123.0),)}
+    model = ColourModel(refs, background=((134.0, 127.0, 127.0), (105.0, 125.0, 127.0)))
+    # A pink cube in shade is as dark as red; by the plain distance it was red.
+    assert model.classify_one((83.0, 163.0, 117.0)) == "pink"
+    # A red cube blurred into the grey board far from the camera: half its chroma, red's hue.
+    assert model.classify_one((97.0, 154.0, 139.0)) == "red"
+    # Both still themselves; the board and a grey shadow are no piece.
+    assert model.classify_one((78.0, 174.0, 158.0)) == "red"
+    assert model.classify_one((148.0, 164.0, 123.0)) == "pink"
+    assert model.classify_one((134.0, 127.0, 127.0)) is None
+    assert model.classify_one((90.0, 131.0, 130.0)) is None
+
+
 def _zones(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Half-resolution zones of a board filling the middle of a working image."""
     h, w = shape[0] // 2, shape[1] // 2
