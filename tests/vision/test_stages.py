@@ -14,7 +14,8 @@ from companion.vision.colour import (
     bgr_to_lab,
     nominal_model,
 )
-from companion.vision.cubes import count_patches, find_blobs, measure
+from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.cubes import Top, count_patches, find_blobs, measure, top_cubes
 from companion.vision.still import StillGate, median_frame
 
 SIDE = 10
@@ -129,6 +130,19 @@ def test_a_top_of_cubes_whose_seams_blur_erased_is_counted_by_its_shape(
     assert len(patches) == 1 and len(patches[0].tops) == 1
     (blob,) = count_patches(patches, 1.0)
     assert blob.cubes == len(cells)
+
+
+def test_a_big_top_whose_cells_miss_its_middle_still_counts_by_its_area() -> None:
+    # As measured on a hard rendered Carolus table (seed 12, two green cubes pushed together
+    # at a slant): 3.4 cube tops of area, its rectangle 2.5 x 1.8 sides, and the cell test
+    # found a single cell covered (the cells' centres fell on the gap of the bent shape).
+    side, unit = 10.4, 0.7 * 10.4**2
+    top = Top(3.44 * unit, 4.0, 0.0, 0.0, 2.52 * side, 1.77 * side, cells=1)
+    assert top_cubes(top, unit, DEFAULT_CONFIG) == 2
+    # A lone top, even a large one, stays one cube; a top the cells say is three stays three.
+    assert top_cubes(Top(1.5 * unit, 4.0, 0.0, 0.0, side, side, cells=1), unit, DEFAULT_CONFIG) == 1
+    row = Top(2.6 * unit, 4.0, 0.0, 0.0, 3.0 * side, 0.9 * side, cells=3)
+    assert top_cubes(row, unit, DEFAULT_CONFIG) == 3
 
 
 def test_half_hidden_cube_lowers_confidence() -> None:
