@@ -40,6 +40,11 @@ class VisionConfig:
     # A lone cube in a far, blurred corner shows no top and reads from 0.3 (hard seeds 0-29:
     # 0.35 -> 0.3 found 11 such cubes and made 3 specks cubes).
     min_blob_cubes: float = 0.3
+    # A cube's pixels (top and lit sides) show as if from this share of its height above the
+    # board: it is counted at the foot under that point (standing.feet_of), not off it (hard
+    # sets: 0 -> 0.5 took wrong counts El Grande 18 -> 17, Carolus 26 -> 25 on the bench cases;
+    # held-out seeds 12-29 76 -> 76 and 49 -> 47).
+    cube_seen_height: float = 0.5
     # One blob of more cubes than this is no pile of cubes (a patch of print or cloth).
     max_blob_cubes: float = 60.0
     # A blob whose area is this far (in cubes) from a whole number lowers its confidence and

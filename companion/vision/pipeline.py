@@ -30,7 +30,14 @@ from companion.vision.calibration import Calibration
 from companion.vision.castles import read_castles
 from companion.vision.colour import BACKGROUND, UNKNOWN, pack_bgr, unpack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.cubes import Patch, clean, count_patches, footprint_factor, measure_planes
+from companion.vision.cubes import (
+    Blob,
+    Patch,
+    clean,
+    count_patches,
+    footprint_factor,
+    measure_planes,
+)
 from companion.vision.dice import read_dice
 from companion.vision.errors import VisionError
 from companion.vision.figures import (
@@ -49,7 +56,7 @@ from companion.vision.layout import Layout, Pose
 from companion.vision.masks import PerLabel, block_order
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
-from companion.vision.standing import foot_of, top_of
+from companion.vision.standing import feet_of, foot_of, top_of
 from companion.vision.still import is_moving, median_frame, thumbnail
 
 Image = npt.NDArray[Any]
@@ -290,6 +297,7 @@ class Reader:
         figures: dict[str, str | None] = {}
         castles: dict[str, str] = {}
         in_tray = pieces.gather(geo.tray) > 0 if geo.tray is not None else None
+        cube_mm = float(layout.pieces["cube"])
         figure_list = figures_of(layout)
         cube_colours = (
             ("yellow", "green", "blue", "red", "black")
@@ -409,21 +417,31 @@ class Reader:
         # A colour seen only in clusters has no single to measure; the colours agree to
         # within a third, so the median of all keeps it in line.
         typical = float(np.median(list(factors.values()))) if factors else cfg.top_factor
+        read: list[tuple[str, Blob]] = []
         for colour, patches in measured.items():
             factor = min(max(factors[colour], typical / 1.35), typical * 1.35)
             self.last_factors[colour] = factor
             blobs = count_patches(patches, factor, cfg, split=geo.near_border)
-            for blob in blobs:
-                for cx, cy in blob.centres[: blob.cubes]:
-                    pid = place_at(cx, cy)
-                    if pid is None:
-                        continue
+            read.extend((colour, blob) for blob in blobs if blob.cubes > 0)
+        # A cube's pixels show off its foot, away from the point under the camera (most at the
+        # board's edge, where the lens bends too): a cube counts where it stands.
+        centres = [c for _, blob in read for c in blob.centres[: blob.cubes]]
+        feet = iter(
+            feet_of(
+                self.calibration,
+                geo,
+                np.array(centres, np.float64).reshape(-1, 2),
+                cfg.cube_seen_height * cube_mm,
+                cfg,
+            ).tolist()
+        )
+        for colour, blob in read:
+            places = [place_at(*next(feet)) for _ in blob.centres[: blob.cubes]]
+            for pid in places:
+                if pid is not None:
                     counts[pid][colour] = counts[pid].get(colour, 0) + 1
-                if blob.cubes == 0:
-                    continue
-                pid = place_at(*blob.centres[0])
-                if pid is None:
-                    continue
+            pid = places[0]
+            if pid is not None:
                 confidence[pid] = min(confidence[pid], blob.confidence)
                 if blob.residual > cfg.irregular_residual:
                     flags.setdefault(pid, []).append(f"irregular {colour} blob")

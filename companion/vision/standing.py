@@ -93,12 +93,26 @@ def foot_of(
 ) -> tuple[float, float]:
     """The working-image point of the foot of a piece ``height`` mm tall whose top's middle
     shows at working-image point ``top``."""
+    foot = feet_of(calibration, geo, np.array([top], np.float64), height, config)[0]
+    return (float(foot[0]), float(foot[1]))
+
+
+def feet_of(
+    calibration: Calibration,
+    geo: Geometry,
+    tops: FloatArray,
+    height: float,
+    config: VisionConfig = DEFAULT_CONFIG,
+) -> FloatArray:
+    """:func:`foot_of` of many working-image points at once (N x 2 in, N x 2 out)."""
+    if not len(tops):
+        return np.zeros((0, 2), np.float64)
     h, lens, k = _camera(calibration, config)
-    x0, y0 = geo.crop[:2]
-    seen = np.array([[top[0] / geo.scale + x0, top[1] / geo.scale + y0]])
+    origin = np.array(geo.crop[:2], np.float64)
+    seen = np.asarray(tops, np.float64) / geo.scale + origin
     board = hg.unproject(raised_homography(h, k, height), seen, lens)
-    foot = hg.project(h, board, lens)[0]
-    return (float((foot[0] - x0) * geo.scale), float((foot[1] - y0) * geo.scale))
+    feet: FloatArray = (hg.project(h, board, lens) - origin) * geo.scale
+    return feet
 
 
 def top_of(

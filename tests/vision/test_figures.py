@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -16,7 +17,7 @@ from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.figures import dark_pieces
 from companion.vision.layout import Layout, load_layout
 from companion.vision.pipeline import Reader, working_image
-from companion.vision.standing import camera_matrix, raised_homography
+from companion.vision.standing import camera_matrix, feet_of, raised_homography
 from companion.vision.synth import HARD, render
 from tests.vision.drawtable import Table, paint
 
@@ -69,6 +70,24 @@ def test_the_raised_homography_shows_a_point_above_the_board_where_the_camera_do
         want = seen[:2] / seen[2]
         got = hg.project(raised_homography(h, k, height), [(x, y)])[0]
         assert np.hypot(*(got - want)) < 0.5
+
+
+def test_cubes_are_placed_at_their_feet_all_at_once() -> None:
+    """Points seen at a cube's half height map to the board points under them: in the working
+    image (cropped, scaled), many at once, at the corners as in the middle."""
+    k, r, t = camera(900.0, 15.0, 20.0, 800.0)
+    calibration = SimpleNamespace(h=board_homography(k, r, t), lens=None, image_size=(1920, 1080))
+    geo = SimpleNamespace(crop=(120, 40, 1800, 1060), scale=0.5)
+    feet = [(30.0, 20.0), (770.0, 580.0), (400.0, 300.0), (60.0, 560.0)]
+    seen, want = [], []
+    for x, y in feet:
+        for z, out in ((-8.0, seen), (0.0, want)):
+            p = k @ (r @ np.array([x, y, z]) + t)
+            out.append(((p[0] / p[2] - 120) * 0.5, (p[1] / p[2] - 40) * 0.5))
+    got = feet_of(calibration, geo, np.array(seen), 8.0)  # type: ignore[arg-type]
+    assert np.abs(got - np.array(want)).max() < 0.5
+    # A corner cube's top shows well off its foot: the correction matters there.
+    assert np.hypot(*(np.array(seen[0]) - want[0])) > 2.0
 
 
 def test_a_black_piece_grey_under_glare_is_dark_but_a_shadow_is_not(eg: Layout) -> None:
