@@ -161,8 +161,13 @@ class Tower:
             if len(payload) != struct.calcsize(frame.ACK_FMT):
                 raise ValueError("ACK of the wrong length")
             boot_id, seq = struct.unpack(frame.ACK_FMT, payload)
-            records = self.log.records
-            if self.log.ack(boot_id, seq) and records and records[0][6] is not None:
+            # (The log forgets acked records by making a new list: look at it after the ack.)
+            if (
+                self.log.ack(boot_id, seq)
+                and self.log.records
+                and self.log.records[0][6] is not None
+            ):
+                records = self.log.records
                 # Progress: the rest get a fresh window. A repeated ack must not, or a host that
                 # keeps acking the same drop would postpone the retransmission for ever.
                 records[0][6] = max(records[0][6], self._now)

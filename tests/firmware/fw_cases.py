@@ -272,6 +272,21 @@ def case_unacked_drops_are_resent_oldest_first_with_backoff():
     assert len(drops(t.poll(t1 + 2 * config.RETRANSMIT_US))) == 2
 
 
+def case_an_ack_that_makes_progress_gives_the_rest_a_fresh_window():
+    t = core.Tower(7)
+    t.poll(0)
+    cube(t, 1000)
+    cube(t, 30000)
+    assert [d[1] for d in drops(t.poll(40000))] == [1, 2]
+    # Drop 1 is acked just before its window runs out: drop 2 waits a whole window from then.
+    acked = 40000 + config.RETRANSMIT_US - 1000
+    t.poll(acked)
+    t.receive(frame.pack(frame.T_ACK, struct.pack(frame.ACK_FMT, 7, 1)))
+    assert drops(t.poll(40000 + config.RETRANSMIT_US)) == []
+    assert drops(t.poll(acked + config.RETRANSMIT_US - 1)) == []
+    assert [d[1] for d in drops(t.poll(acked + config.RETRANSMIT_US))] == [2]
+
+
 def case_hello_resends_everything_and_answers_status():
     t = core.Tower(9)
     t.poll(0)
