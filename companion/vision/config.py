@@ -44,6 +44,17 @@ class VisionConfig:
     # thin strip however long.
     min_top_thickness: float = 0.25
     irregular_residual: float = 0.38
+    # A black patch with no whole top that is nowhere this thick (inscribed radius over a
+    # cube's side) and longer than line_length sides (its enclosing rectangle) is a line: the
+    # board's dark print, a piece's shaded side or rim (hard El Grande, seeds 0-40: those
+    # 0.08-0.29 thick and 1-15 sides long; black cubes 0.3 and more, but fragments of a top
+    # that glare left black as thin as 0.15, and shorter than 0.7 sides).
+    min_patch_thickness: float = 0.27
+    line_length: float = 1.0
+    # A black cube's top is told from its sides by a narrow band of dark lightness, which
+    # noise frays: whole black tops are at least this thick (hard El Grande: 95 % of the
+    # tops of blobs with one top per cube 0.21 and over, 98 % 0.19).
+    black_top_thickness: float = 0.2
     # A bright top is that many cubes whose seams blur erased; each of them reads this many cube
     # tops (bevels and blur halo join in). On the hard renders a lone top reads at most ~1.5 and
     # two merged ones from ~1.6: the bar for two lies between.

@@ -394,7 +394,7 @@ class Reader:
             if top is None or top[2] < cfg.grande_sure:
                 top = dark.grande(black, layout, top)
             if top is not None:
-                take_top_at(measured["black"], top[:2], black.diameter / 2 * geo.mm_px)
+                take_top_at(measured["black"], top[:2], black.diameter / 2 * geo.mm_px, cfg)
                 tops[black.name] = top
         for grande in grandes:
             top = tops.get(grande.name)
@@ -412,7 +412,15 @@ class Reader:
         for colour, patches in measured.items():
             factor = min(max(factors[colour], typical / 1.35), typical * 1.35)
             self.last_factors[colour] = factor
-            blobs = count_patches(patches, factor, cfg, split=geo.near_border)
+            is_black = colour == "black"
+            blobs = count_patches(
+                patches,
+                factor,
+                cfg,
+                split=geo.near_border,
+                thin=cfg.min_patch_thickness if is_black else 0.0,
+                top_thickness=cfg.black_top_thickness if is_black else None,
+            )
             for blob in blobs:
                 for cx, cy in blob.centres[: blob.cubes]:
                     pid = place_at(cx, cy)

@@ -14,6 +14,7 @@ from companion.vision.colour import (
     bgr_to_lab,
     nominal_model,
 )
+from companion.vision.config import DEFAULT_CONFIG
 from companion.vision.cubes import count_patches, find_blobs, measure
 from companion.vision.still import StillGate, median_frame
 
@@ -151,6 +152,21 @@ def test_specks_are_not_cubes() -> None:
     mask = np.zeros((40, 40), np.uint8)
     mask[10:12, 10:12] = 255
     assert find_blobs(mask, SIDE * SIDE, SIDE) == []
+
+
+def test_a_thin_black_line_is_no_cube_but_a_thin_piece_of_a_top_is() -> None:
+    """Black is the colour of the board's print lines and of other pieces' shaded sides:
+    a patch with no whole top, thin and longer than a cube, is a line; as thin but short, it
+    is what glare left black of a cube's top."""
+    line = np.zeros((40, 60), np.uint8)
+    cv2.line(line, (10, 20), (10 + 3 * SIDE, 24), 255, 2)
+    fragment = np.zeros((40, 60), np.uint8)
+    fragment[15:19, 20:26] = 255
+    thin = DEFAULT_CONFIG.min_patch_thickness
+    for mask, cubes in ((line, 0), (fragment, 1)):
+        patches = measure(mask, SIDE * SIDE * 0.4, SIDE)
+        assert sum(b.cubes for b in count_patches(patches, 1.0)) >= 1  # (without the rule)
+        assert sum(b.cubes for b in count_patches(patches, 1.0, thin=thin)) == cubes
 
 
 def cube_table() -> tuple[np.ndarray, np.ndarray]:
