@@ -55,6 +55,10 @@ class VisionConfig:
     # noise frays: whole black tops are at least this thick (hard El Grande: 95 % of the
     # tops of blobs with one top per cube 0.21 and over, 98 % 0.19).
     black_top_thickness: float = 0.2
+    # ... and at least this wide (its enclosing rectangle's short side, cube sides): a dark
+    # print line's top may be as thick, but narrower (seeds 0-40: one-cube tops 0.62 and
+    # over, lines' and shaded sides' 0.42-0.6).
+    black_top_width: float = 0.6
     # A bright top is that many cubes whose seams blur erased; each of them reads this many cube
     # tops (bevels and blur halo join in). On the hard renders a lone top reads at most ~1.5 and
     # two merged ones from ~1.6: the bar for two lies between.

@@ -336,19 +336,22 @@ def count_patches(
     config: VisionConfig = DEFAULT_CONFIG,
     *,
     split: npt.NDArray[Any] | None = None,
-    thin: float = 0.0,
-    top_thickness: float | None = None,
+    black: bool = False,
 ) -> list[Blob]:
     """Cubes in each patch: area over (footprint x factor), rounded; checked by seeds.
 
     ``split`` marks pixels where a blob must be split into cube centres (near a border);
-    elsewhere a blob's centre stands for all its cubes. A patch with no whole top that is
-    nowhere ``thin`` cube sides thick (inscribed radius), and longer than a cube, is a line
-    and holds no cube: black's, whose colour the board's dark print lines and other pieces'
-    shaded sides share. ``top_thickness``:
-    a whole top's least inscribed radius, cube sides (config.min_top_thickness if not given).
+    elsewhere a blob's centre stands for all its cubes.
+
+    ``black``: the patches are black, the colour of the board's dark print lines and of other
+    pieces' shaded sides. A patch with no whole top that is thin and longer than a cube is
+    such a line and holds no cube; a black top is told from its sides by a narrow band of
+    lightness that noise frays, so it is whole from a lesser thickness, but only as wide as a
+    cube's top (a line's top is narrower). See VisionConfig.min_patch_thickness and
+    black_top_thickness.
     """
-    least_top = config.min_top_thickness if top_thickness is None else top_thickness
+    least_top = config.black_top_thickness if black else config.min_top_thickness
+    least_width = config.black_top_width if black else 0.0
     blobs: list[Blob] = []
     for p in patches:
         unit = p.footprint * factor
@@ -365,14 +368,17 @@ def count_patches(
             whole = [
                 t
                 for t in p.tops
-                if t.area / unit >= config.min_top_cubes and t.thick >= least_top * p.side
+                if t.area / unit >= config.min_top_cubes
+                and t.thick >= least_top * p.side
+                and t.width >= least_width * p.side
             ]
             seeds = len(whole)
             if whole:
                 cubes = sum(top_cubes(t, unit, config) for t in whole)
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
-        if thin and not whole and _line(p.comp, thin * p.side, config.line_length * p.side):
+        thin = config.min_patch_thickness * p.side
+        if black and not whole and _line(p.comp, thin, config.line_length * p.side):
             continue
         centres: tuple[tuple[float, float], ...] = (p.centroid,) * cubes
         if cubes > 1 and (split is None or split[y : y + h, x : x + w][p.comp > 0].any()):

@@ -412,14 +412,8 @@ class Reader:
         for colour, patches in measured.items():
             factor = min(max(factors[colour], typical / 1.35), typical * 1.35)
             self.last_factors[colour] = factor
-            is_black = colour == "black"
             blobs = count_patches(
-                patches,
-                factor,
-                cfg,
-                split=geo.near_border,
-                thin=cfg.min_patch_thickness if is_black else 0.0,
-                top_thickness=cfg.black_top_thickness if is_black else None,
+                patches, factor, cfg, split=geo.near_border, black=colour == "black"
             )
             for blob in blobs:
                 for cx, cy in blob.centres[: blob.cubes]:

@@ -14,8 +14,7 @@ from companion.vision.colour import (
     bgr_to_lab,
     nominal_model,
 )
-from companion.vision.config import DEFAULT_CONFIG
-from companion.vision.cubes import count_patches, find_blobs, measure
+from companion.vision.cubes import Patch, Top, count_patches, find_blobs, measure
 from companion.vision.still import StillGate, median_frame
 
 SIDE = 10
@@ -162,11 +161,21 @@ def test_a_thin_black_line_is_no_cube_but_a_thin_piece_of_a_top_is() -> None:
     cv2.line(line, (10, 20), (10 + 3 * SIDE, 24), 255, 2)
     fragment = np.zeros((40, 60), np.uint8)
     fragment[15:19, 20:26] = 255
-    thin = DEFAULT_CONFIG.min_patch_thickness
     for mask, cubes in ((line, 0), (fragment, 1)):
         patches = measure(mask, SIDE * SIDE * 0.4, SIDE)
         assert sum(b.cubes for b in count_patches(patches, 1.0)) >= 1  # (without the rule)
-        assert sum(b.cubes for b in count_patches(patches, 1.0, thin=thin)) == cubes
+        assert sum(b.cubes for b in count_patches(patches, 1.0, black=True)) == cubes
+
+
+def test_a_dark_line_whose_top_is_as_thick_as_a_black_tops_is_no_row_of_cubes() -> None:
+    """A black top is whole from a lesser thickness than a coloured one's (noise frays its
+    narrow lightness band), but only as wide as a cube's top: a dark print line is not."""
+    comp = np.zeros((12, 60), np.uint8)
+    comp[4:8, 2:58] = 1
+    line = Top(200.0, 2.0, 30.0, 6.0, 56.0, 4.0, 5)
+    patch = Patch(200.0, (30.0, 6.0), (0, 0, 60, 12), 80.0, SIDE, comp, (line,))
+    assert sum(b.cubes for b in count_patches([patch], 1.0)) >= 1  # (as a coloured patch)
+    assert count_patches([patch], 1.0, black=True) == []
 
 
 def cube_table() -> tuple[np.ndarray, np.ndarray]:
