@@ -52,8 +52,8 @@ class VisionConfig:
     min_patch_thickness: float = 0.27
     line_length: float = 1.0
     # A black cube's top is told from its sides by a narrow band of dark lightness, which
-    # noise frays: whole black tops are at least this thick (hard El Grande: 95 % of the
-    # tops of blobs with one top per cube 0.21 and over, 98 % 0.19).
+    # noise frays: whole black tops are at least this thick (hard El Grande seeds 0-40, the
+    # tops of blobs with one top per cube: 10 % under 0.25, 2 % under 0.19).
     black_top_thickness: float = 0.2
     # ... and at least this wide (its enclosing rectangle's short side, cube sides): a dark
     # print line's top may be as thick, but narrower (seeds 0-40: one-cube tops 0.62 and
