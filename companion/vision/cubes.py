@@ -345,12 +345,10 @@ def count_patches(
 
     ``black``: the patches are black, the colour of the board's dark print lines and of other
     pieces' shaded sides. A patch with no whole top that is thin and longer than a cube is
-    such a line and holds no cube; a black top is told from its sides by a narrow band of
-    lightness that noise frays, so it is whole from a lesser thickness, but only as wide as a
-    cube's top (a line's top is narrower). See VisionConfig.min_patch_thickness and
-    black_top_thickness.
+    such a line and holds no cube; a whole black top is as wide as a cube's top (a line's
+    "top" may be as thick, but is narrower). See VisionConfig.min_patch_thickness and
+    black_top_width.
     """
-    least_top = config.black_top_thickness if black else config.min_top_thickness
     least_width = config.black_top_width if black else 0.0
     blobs: list[Blob] = []
     for p in patches:
@@ -369,7 +367,7 @@ def count_patches(
                 t
                 for t in p.tops
                 if t.area / unit >= config.min_top_cubes
-                and t.thick >= least_top * p.side
+                and t.thick >= config.min_top_thickness * p.side
                 and t.width >= least_width * p.side
             ]
             seeds = len(whole)
@@ -434,7 +432,9 @@ def top_cubes(top: Top, unit: float, config: VisionConfig) -> int:
     fill = top.area / max(1.0, top.length * top.width)
     if fill < config.top_min_fill:
         return max(1, round(top.area / unit / config.merged_top_cubes))
-    return top.cells
+    # A bent row or an L at a slant can put a cell's centre off the top: the top's area keeps
+    # a floor under the cells it is found to cover.
+    return max(top.cells, round(top.area / unit / config.top_area_floor))
 
 
 def find_blobs(
