@@ -61,6 +61,17 @@ class VisionConfig:
     # the bench cases, 82 + 55 -> 74 + 51 on held-out seeds 12-29; easy Carolus 4 -> 1).
     min_top_thickness: float = 0.2
     irregular_residual: float = 0.38
+    # A black patch with no whole top that is nowhere this thick (inscribed radius over a
+    # cube's side) and longer than line_length sides (its enclosing rectangle) is a line: the
+    # board's dark print, a piece's shaded side or rim (hard El Grande, seeds 0-40: those
+    # 0.08-0.29 thick and 1-15 sides long; black cubes 0.3 and more, but fragments of a top
+    # that glare left black as thin as 0.15, and shorter than 0.7 sides).
+    min_patch_thickness: float = 0.27
+    line_length: float = 1.0
+    # A whole black top is at least this wide (its enclosing rectangle's short side, cube
+    # sides): a dark print line's top may be as thick as a thin top, but is narrower (hard El
+    # Grande seeds 0-40: one-cube tops 0.62 and over, lines' and shaded sides' 0.42-0.6).
+    black_top_width: float = 0.6
     # A bright top is that many cubes whose seams blur erased; each of them reads this many cube
     # tops (bevels and blur halo join in). On the hard renders a lone top reads at most ~1.5 and
     # two merged ones from ~1.6: the bar for two lies between.

@@ -336,12 +336,20 @@ def count_patches(
     config: VisionConfig = DEFAULT_CONFIG,
     *,
     split: npt.NDArray[Any] | None = None,
+    black: bool = False,
 ) -> list[Blob]:
     """Cubes in each patch: area over (footprint x factor), rounded; checked by seeds.
 
     ``split`` marks pixels where a blob must be split into cube centres (near a border);
     elsewhere a blob's centre stands for all its cubes.
+
+    ``black``: the patches are black, the colour of the board's dark print lines and of other
+    pieces' shaded sides. A patch with no whole top that is thin and longer than a cube is
+    such a line and holds no cube; a whole black top is as wide as a cube's top (a line's
+    "top" may be as thick, but is narrower). See VisionConfig.min_patch_thickness and
+    black_top_width.
     """
+    least_width = config.black_top_width if black else 0.0
     blobs: list[Blob] = []
     for p in patches:
         unit = p.footprint * factor
@@ -350,6 +358,7 @@ def count_patches(
             continue  # a speck; or a patch of print or cloth no pile of cubes could make
         cubes = max(1, round(estimate - 0.25))  # see the tops below: the bar for two is high
         x, y, w, h = p.bbox
+        whole: list[Top] = []
         if p.tops:
             # The dark seams keep touching cubes' tops apart: each whole top is a seed, and a
             # top that is more than one (seams lost to blur) counts by its shape. Lit slivers
@@ -359,17 +368,31 @@ def count_patches(
                 for t in p.tops
                 if t.area / unit >= config.min_top_cubes
                 and t.thick >= config.min_top_thickness * p.side
+                and t.width >= least_width * p.side
             ]
             seeds = len(whole)
             if whole:
                 cubes = sum(top_cubes(t, unit, config) for t in whole)
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
+        thin = config.min_patch_thickness * p.side
+        if black and not whole and _line(p.comp, thin, config.line_length * p.side):
+            continue
         centres: tuple[tuple[float, float], ...] = (p.centroid,) * cubes
         if cubes > 1 and (split is None or split[y : y + h, x : x + w][p.comp > 0].any()):
             centres = _split(p.comp, cubes, x, y)
         blobs.append(Blob(cubes, estimate, seeds, centres, p.bbox))
     return blobs
+
+
+def _line(comp: U8Image, thickness: float, length: float) -> bool:
+    """Whether a patch is nowhere ``thickness`` px thick (inscribed radius) and longer than
+    ``length`` px (its smallest enclosing rectangle's long side): a line, not a fragment of a
+    cube's top (as thin, but short)."""
+    depth = cv2.distanceTransform(np.pad(comp, 1), cv2.DIST_L2, 3)
+    if float(depth.max()) >= thickness:
+        return False
+    return max(cv2.minAreaRect(cv2.findNonZero(comp))[1]) > length
 
 
 def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, float, int]:

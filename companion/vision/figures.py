@@ -475,7 +475,7 @@ def find_grandes(
                 out[g.name] = top
     for g in grandes:
         if g.name in out:
-            take_top_at(counted[g.colour], out[g.name][:2], g.diameter / 2 * geo.mm_px)
+            take_top_at(counted[g.colour], out[g.name][:2], g.diameter / 2 * geo.mm_px, config)
     return out
 
 
@@ -554,7 +554,9 @@ def _raster(shape: tuple[int, ...]) -> Image:
     return out
 
 
-def take_top_at(patches: list[Patch], at: tuple[float, float], reach: float) -> None:
+def take_top_at(
+    patches: list[Patch], at: tuple[float, float], reach: float, config: VisionConfig
+) -> None:
     """Take the top nearest ``at`` (within ``reach`` px) out of its patch: a figure found on
     another mask (the black grande on the dark pixels too) is not counted as cubes."""
     near: tuple[float, int, int] | None = None
@@ -564,12 +566,15 @@ def take_top_at(patches: list[Patch], at: tuple[float, float], reach: float) -> 
             if d <= reach and (near is None or d < near[0]):
                 near = (d, i, j)
     if near is not None:
-        _take(patches, near[1], near[2])
+        _take(patches, near[1], near[2], config)
 
 
-def _take(patches: list[Patch], i: int, j: int) -> None:
+def _take(patches: list[Patch], i: int, j: int, config: VisionConfig) -> None:
+    """Take top ``j`` out of patch ``i``, and with it the patch's thin tops (the lit slivers of
+    its sides: left alone they would count as a cube)."""
     patch = patches[i]
-    area = patch.tops[j].area
-    rest = patch.tops[:j] + patch.tops[j + 1 :]
+    least = config.min_top_thickness * patch.side
+    rest = tuple(t for k, t in enumerate(patch.tops) if k != j and t.thick >= least)
+    area = sum(t.area for t in patch.tops) - sum(t.area for t in rest)
     share = area / max(1.0, sum(t.area for t in patch.tops))
     patches[i] = replace(patch, tops=rest, area=max(0.0, patch.area * (1 - share)))

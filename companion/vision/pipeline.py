@@ -402,7 +402,7 @@ class Reader:
             if top is None or top[2] < cfg.grande_sure:
                 top = dark.grande(black, layout, top)
             if top is not None:
-                take_top_at(measured["black"], top[:2], black.diameter / 2 * geo.mm_px)
+                take_top_at(measured["black"], top[:2], black.diameter / 2 * geo.mm_px, cfg)
                 tops[black.name] = top
         for grande in grandes:
             top = tops.get(grande.name)
@@ -421,7 +421,9 @@ class Reader:
         for colour, patches in measured.items():
             factor = min(max(factors[colour], typical / 1.35), typical * 1.35)
             self.last_factors[colour] = factor
-            blobs = count_patches(patches, factor, cfg, split=geo.near_border)
+            blobs = count_patches(
+                patches, factor, cfg, split=geo.near_border, black=colour == "black"
+            )
             read.extend((colour, blob) for blob in blobs if blob.cubes > 0)
         # A cube's pixels show off its foot, away from the point under the camera (most at the
         # board's edge, where the lens bends too): a cube counts where it stands.

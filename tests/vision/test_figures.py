@@ -14,7 +14,8 @@ from companion.vision import homography as hg
 from companion.vision.calibration import uncalibrated
 from companion.vision.colour import BACKGROUND
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.figures import dark_pieces
+from companion.vision.cubes import Patch, Top, count_patches
+from companion.vision.figures import dark_pieces, take_top_at
 from companion.vision.layout import Layout, load_layout
 from companion.vision.pipeline import Reader, working_image
 from companion.vision.standing import camera_matrix, feet_of, raised_homography
@@ -139,3 +140,31 @@ def test_hard_frames_show_the_king_and_every_grande_where_they_stand(seed: int) 
             assert obs.figures["king"] == piece["area"]
         elif piece["kind"] == "grande":
             assert obs.figures[f"grande:{piece['colour']}"] == piece["area"], piece["colour"]
+
+
+def test_a_grande_taken_out_of_its_patch_takes_its_lit_sides_along() -> None:
+    """A black grande's patch: its thick top and a thin lit sliver of its side (as a black
+    grande under glare shows it). Left behind, the sliver would count as a cube."""
+    side = 10.0
+    comp = np.zeros((30, 30), np.uint8)
+    comp[2:28, 2:28] = 1
+    grande = Top(400.0, 9.0, 14.0, 14.0, 20.0, 20.0, 1)
+    sliver = Top(60.0, 1.2, 26.0, 14.0, 20.0, 3.0, 1)
+    patch = Patch(460.0, (14.0, 14.0), (0, 0, 30, 30), 80.0, side, comp, (grande, sliver))
+    assert sum(b.cubes for b in count_patches([patch], 1.0)) >= 1
+    patches = [patch]
+    take_top_at(patches, (14.0, 15.0), 8.0, DEFAULT_CONFIG)
+    assert sum(b.cubes for b in count_patches(patches, 1.0)) == 0
+
+
+@pytest.mark.parametrize("seed", [1, 15])
+def test_hard_frames_count_every_black_cube(seed: int) -> None:
+    """Seed 1: a black grande's lit side left over once its top is taken; seed 15: black
+    cubes in clusters whose tops noise thins below a coloured top's thickness."""
+    layout = load_layout("el-grande")
+    setup, position = POSITIONS["el-grande"](seed)
+    image, truth = render(position, layout, seed=seed, conditions=HARD)
+    obs = Reader(calibrated(layout, setup, seed, HARD), layout).read(image)
+    assert not obs.occluded
+    for area in set(truth["counts"]) | set(obs.counts):
+        assert obs.count(area, "black") == truth["counts"].get(area, {}).get("black", 0), area

@@ -15,7 +15,7 @@ from companion.vision.colour import (
     nominal_model,
 )
 from companion.vision.config import DEFAULT_CONFIG
-from companion.vision.cubes import Top, count_patches, find_blobs, measure, top_cubes
+from companion.vision.cubes import Patch, Top, count_patches, find_blobs, measure, top_cubes
 from companion.vision.still import StillGate, median_frame
 
 SIDE = 10
@@ -165,6 +165,31 @@ def test_specks_are_not_cubes() -> None:
     mask = np.zeros((40, 40), np.uint8)
     mask[10:12, 10:12] = 255
     assert find_blobs(mask, SIDE * SIDE, SIDE) == []
+
+
+def test_a_thin_black_line_is_no_cube_but_a_thin_piece_of_a_top_is() -> None:
+    """Black is the colour of the board's print lines and of other pieces' shaded sides:
+    a patch with no whole top, thin and longer than a cube, is a line; as thin but short, it
+    is what glare left black of a cube's top."""
+    line = np.zeros((40, 60), np.uint8)
+    cv2.line(line, (10, 20), (10 + 3 * SIDE, 24), 255, 2)
+    fragment = np.zeros((40, 60), np.uint8)
+    fragment[15:19, 20:26] = 255
+    for mask, cubes in ((line, 0), (fragment, 1)):
+        patches = measure(mask, SIDE * SIDE * 0.4, SIDE)
+        assert sum(b.cubes for b in count_patches(patches, 1.0)) >= 1  # (without the rule)
+        assert sum(b.cubes for b in count_patches(patches, 1.0, black=True)) == cubes
+
+
+def test_a_dark_line_whose_top_is_as_thick_as_a_black_tops_is_no_row_of_cubes() -> None:
+    """A black top is whole from a lesser thickness than a coloured one's (noise frays its
+    narrow lightness band), but only as wide as a cube's top: a dark print line is not."""
+    comp = np.zeros((12, 60), np.uint8)
+    comp[4:8, 2:58] = 1
+    line = Top(200.0, 2.0, 30.0, 6.0, 56.0, 4.0, 5)
+    patch = Patch(200.0, (30.0, 6.0), (0, 0, 60, 12), 80.0, SIDE, comp, (line,))
+    assert sum(b.cubes for b in count_patches([patch], 1.0)) >= 1  # (as a coloured patch)
+    assert count_patches([patch], 1.0, black=True) == []
 
 
 def cube_table() -> tuple[np.ndarray, np.ndarray]:
