@@ -34,16 +34,19 @@ GREY = _grey_values()
 
 def local_print(lab: Image, print_: Image, window: int) -> Image:
     """The print round each pixel: the median over a window of about ``window`` px of
-    the print's pixels (the others filled with the median of all of them), worked out at a
-    few pixels per window so it stays cheap."""
-    if not print_.any():
+    the print's pixels (``print_``: a mask, bool or 0/255; the others filled with the median of
+    all of them), worked out at a few pixels per window so it stays cheap."""
+    mask = print_.view(np.uint8) if print_.dtype == bool else print_
+    at = np.flatnonzero(print_ != 0)
+    if not at.size:
         return lab
     # The fill only stands in where there is no print: the median of every 7th print pixel is
     # as good and far cheaper than of all of them.
-    fill = np.median(lab[print_][::7], axis=0).astype(np.uint8)
-    img = lab.copy()
-    img[~print_] = fill
-    h, w = img.shape[:2]
+    fill = np.median(lab.reshape(-1, 3)[at[::7]], axis=0).astype(np.uint8)
+    h, w = lab.shape[:2]
+    # (A filled rectangle paints a colour over an image far faster than NumPy broadcasts it.)
+    img = cv2.rectangle(np.empty_like(lab), (0, 0), (w, h), fill.tolist(), -1)
+    cv2.copyTo(lab, mask, img)
     step = max(1, window // 9)
     small = cv2.resize(img, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA)
     k = max(3, (window // step) | 1)
