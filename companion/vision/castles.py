@@ -270,12 +270,7 @@ def castle_blobs(
     where = hueless(sub, local, view, table, config)
     places = view.places.reshape(-1)
     print_lightness = local.reshape(-1, 3)[:, 0]
-    at_print = np.flatnonzero(print_ != 0)
-    typical = (
-        float(np.median(table.share(print_lightness[at_print], places[at_print])))
-        if at_print.size
-        else 1.0
-    )
+    typical = _median_share(local, print_, view, table)
     neutral = np.zeros((bh, bw), np.uint8)
     neutral.reshape(-1)[where] = 1
     kernel = np.ones((2, 2), np.uint8)
@@ -343,6 +338,27 @@ class _Table:
         seen = np.clip(share, 0.0, 1.0)[:, None]
         ab: FloatArray = lab[:, 1:].astype(np.float32) - 128.0 - self.cast[places] * seen
         return share, ab
+
+
+def _median_share(local: Image, print_: Image, view: TileView, table: _Table) -> float:
+    """The median share of the print (``local``'s lightness) over the print's pixels, 1 if
+    there are none: as NumPy's median of every pixel's share, from the counts of each (place,
+    lightness) pair."""
+    count = len(table.paper)
+    counts = cv2.calcHist([view.places, local], [0, 1], print_, [count, 256], [0, count, 0, 256])
+    seen = np.flatnonzero(counts.reshape(-1))
+    n = int(counts.astype(np.int64).sum())
+    if not n:
+        return 1.0
+    place, lightness = np.divmod(seen, 256)
+    values = table.share(lightness, place)
+    order = np.argsort(values, kind="stable")
+    below = np.cumsum(counts.reshape(-1)[seen][order].astype(np.int64))
+    middle = [
+        values[order][np.searchsorted(below, k, side="right")]
+        for k in sorted({(n - 1) // 2, n // 2})
+    ]
+    return float(np.mean(np.array(middle, np.float32)))
 
 
 def hueless(
