@@ -102,17 +102,22 @@ def locate_tray(crop: Image, predicted: Image, side: float, config: VisionConfig
         return None
     if inside.shape[0] > level.shape[0] or inside.shape[1] > level.shape[1]:
         return None
-    # Mean log level of the ring minus that of the inside, for every place of the outline.
-    score = cv2.matchTemplate(level, ring / ring.sum() - inside / inside.sum(), cv2.TM_CCORR)
-    # Only places within the search reach; the outline's own place is (x - ring, y - ring).
+    # Mean log level of the ring minus that of the inside, for every place of the outline
+    # within the search reach (the outline's own place is (x - ring, y - ring)): the template
+    # is matched on just the part of the crop those places cover.
+    template = ring / ring.sum() - inside / inside.sum()
+    th, tw = template.shape
     reach = round(config.die_tray_search * side)
     px, py = x - ring_px, y - ring_px
-    allowed = np.full(score.shape, -np.inf, np.float32)
     ys0, xs0 = max(0, py - reach), max(0, px - reach)
-    allowed[ys0 : py + reach + 1, xs0 : px + reach + 1] = score[
-        ys0 : py + reach + 1, xs0 : px + reach + 1
-    ]
-    _, _, _, (bx, by) = cv2.minMaxLoc(allowed)
+    ys1 = min(level.shape[0] - th + 1, py + reach + 1)
+    xs1 = min(level.shape[1] - tw + 1, px + reach + 1)
+    if ys1 <= ys0 or xs1 <= xs0:
+        return None  # the outline and its ring do not fit in the crop anywhere in reach
+    window = level[ys0 : ys1 + th - 1, xs0 : xs1 + tw - 1]
+    score = cv2.matchTemplate(window, template, cv2.TM_CCORR)
+    _, _, _, (bx, by) = cv2.minMaxLoc(score)
+    bx, by = bx + xs0, by + ys0
     return _plateau(level, _shifted(predicted, bx - px, by - py), ring_kernel, side, config)
 
 
