@@ -30,7 +30,7 @@ from companion.vision.colour import BACKGROUND, UNKNOWN
 from companion.vision.config import VisionConfig
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
-from companion.vision.local_print import GREY, lab_distance, local_print
+from companion.vision.local_print import GREY, lab_distance, local_print, median_u8
 from companion.vision.masks import components, fill_small_holes
 
 Image = npt.NDArray[Any]
@@ -173,10 +173,11 @@ def _marker_light(pixels: Image, samples: _Samples) -> TileLight:
     margin = pixels[samples.band]
     # The margin's lighter part: blur darkens its inner edge towards the code's black border.
     paper = margin[margin[:, 0] >= np.percentile(margin[:, 0], 60)]
+    a, b = median_u8(paper[:, 1:])
     return TileLight(
         float(np.median(GREY[paper[:, 0]])),
         float(np.percentile(GREY[pixels[samples.code][:, 0]], 5)),
-        (float(np.median(paper[:, 1])) - 128.0, float(np.median(paper[:, 2])) - 128.0),
+        (float(a) - 128.0, float(b) - 128.0),
     )
 
 

@@ -23,6 +23,7 @@ from companion.vision.dice_tray import NoTray, find_tray
 from companion.vision.die_faces import CAROLUS_FACES, face_of
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
+from companion.vision.local_print import median_u8
 from companion.vision.masks import components, nonzero
 
 Image = npt.NDArray[Any]
@@ -110,8 +111,9 @@ def die_pixels(bgr: Image, grey: Image, tray: Image, side: float, config: Vision
     top = float(np.quantile(rise[search], 0.999))
     if top < config.die_min_rise:
         return np.zeros(tray.shape, bool)
-    lab = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8), cv2.COLOR_BGR2Lab).astype(np.float32)
-    ref = np.median(lab[inner], axis=0)
+    lab8 = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8), cv2.COLOR_BGR2Lab)
+    ref = median_u8(lab8[inner]).astype(np.float32)
+    lab = lab8.astype(np.float32)
     chroma = np.hypot(lab[..., 1] - ref[1], lab[..., 2] - ref[2])
     # A die: well above the tray's level (its lit top and sides) and above the board's where
     # it stands out over the tray's edge, or its saturated spot (a blue spot can be as dark as

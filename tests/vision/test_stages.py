@@ -209,6 +209,16 @@ def test_components_give_what_opencv_gives_with_its_stats() -> None:
             assert (our_centroids[1:] == centroids[1:]).all()
 
 
+def test_the_median_of_8_bit_values_from_their_counts_is_numpys() -> None:
+    from companion.vision.local_print import median_u8
+
+    rng = np.random.default_rng(6)
+    for n in (1, 2, 3, 4, 17, 1000, 1001):
+        values = rng.integers(0, 256, (n, 3), dtype=np.uint8)
+        values[:, 1] //= 64  # few distinct values: ties across the middle
+        assert (median_u8(values) == np.median(values, axis=0)).all()
+
+
 def test_only_small_enclosed_holes_are_filled() -> None:
     from companion.vision.masks import fill_small_holes
 
