@@ -7,6 +7,12 @@ a lamp's glare adds to it (a black castle under glare is as light as a grey one 
 Every tile carries a printed marker, white paper and black ink under the same light as the
 castle beside it: a castle's lightness is read as a share of the way from the ink to the paper,
 and the paper's tint is the light's colour cast, taken off before judging the castle hueless.
+
+Speed: the tiles cover a third of the working image, castles a few per cent of them. What
+depends only on where the tiles lie (the tiles' pixels, each marker's paper and ink samples) is
+worked out once per tile placement (:class:`TileView`); per frame, the tests are made one after
+the other on the pixels still in play, the first (nearly hueless before the cast is taken off)
+over the tiles' box in one OpenCV pass.
 """
 
 from __future__ import annotations
@@ -20,11 +26,12 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.vision.colour import BACKGROUND, UNKNOWN
 from companion.vision.config import VisionConfig
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
-from companion.vision.local_print import GREY, lab_distance, local_print
-from companion.vision.masks import fill_small_holes
+from companion.vision.local_print import GREY, lab_distance, local_print, median_u8
+from companion.vision.masks import components, fill_small_holes
 
 Image = npt.NDArray[Any]
 FloatArray = npt.NDArray[Any]
@@ -46,13 +53,108 @@ class TileLight:
     cast: tuple[float, float]  # the paper's Lab a, b offsets from neutral
 
 
-def tile_lights(lab: Image, geo: Geometry, config: VisionConfig) -> dict[str, TileLight]:
-    """Each tile's light from its marker. A marker covered or out of place (paper not clearly
-    lighter than ink) gets the median light of the other tiles."""
+@dataclass(frozen=True)
+class _Samples:
+    """Where a tile marker's paper band and ink lie: flat indices into the Lab region."""
+
+    band: npt.NDArray[Any]
+    code: npt.NDArray[Any]
+
+
+@dataclass(frozen=True)
+class TileView:
+    """The tiles as the castle search sees them, for one geometry (tile placement)."""
+
+    region: tuple[int, int, int, int]  # x0, y0, x1, y1 of the working image made Lab
+    box: tuple[int, int, int, int]  # the tiles' box (x, y, w, h) in the working image
+    on_tile: Image  # uint8, 255 on the tiles' readable pixels, over the box
+    places: Image  # each box pixel's place code (geo.place_map)
+    markers: Mapping[str, _Samples | None]  # None: the marker's window is too small
+
+    @classmethod
+    def of(cls, geo: Geometry) -> TileView | None:
+        """None when no tile is placed."""
+        if geo.tile_mask is None:
+            return None
+        bx, by, bw, bh = geo.tile_box
+        windows = {t: _marker_window(c, geo.size) for t, c in geo.tile_markers.items()}
+        x0, y0, x1, y1 = bx, by, bx + bw, by + bh
+        for win in windows.values():
+            if win is not None:
+                x0, y0 = min(x0, win[0]), min(y0, win[1])
+                x1, y1 = max(x1, win[2]), max(y1, win[3])
+        on_tile = (
+            geo.tile_mask[by : by + bh, bx : bx + bw] & ~geo.ignore[by : by + bh, bx : bx + bw]
+        )
+        markers: dict[str, _Samples | None] = {}
+        for tile, corners in geo.tile_markers.items():
+            win = windows[tile]
+            markers[tile] = (
+                None if win is None else _marker_samples(corners, win, (x0, y0), x1 - x0)
+            )
+        return cls(
+            (x0, y0, x1, y1),
+            (bx, by, bw, bh),
+            on_tile.astype(np.uint8) * np.uint8(255),
+            np.ascontiguousarray(geo.place_map[by : by + bh, bx : bx + bw]),
+            markers,
+        )
+
+
+def _marker_window(
+    corners: npt.NDArray[Any], size: tuple[int, int]
+) -> tuple[int, int, int, int] | None:
+    """The window (x0, y0, x1, y1) round a marker and its paper band, inside the image."""
+    w, h = size
+    c = corners.astype(np.float64)
+    mid = c.mean(axis=0)
+    x0, y0 = np.floor(mid + (c - mid).min(axis=0) * _PAPER_BAND[1]).astype(int) - 1
+    x1, y1 = np.ceil(mid + (c - mid).max(axis=0) * _PAPER_BAND[1]).astype(int) + 2
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def _marker_samples(
+    corners: npt.NDArray[Any],
+    window: tuple[int, int, int, int],
+    origin: tuple[int, int],
+    width: int,
+) -> _Samples | None:
+    x0, y0, x1, y1 = window
+    c = corners.astype(np.float64)
+    mid = c.mean(axis=0)
+
+    def square(factor: float) -> Image:
+        m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        pts = mid + (c - mid) * factor - (x0, y0)
+        cv2.fillConvexPoly(m, np.round(pts).astype(np.int32), 1)
+        return m > 0
+
+    band = square(_PAPER_BAND[1]) & ~square(_PAPER_BAND[0])
+    code = square(_CODE)
+    if band.sum() < 8 or code.sum() < 8:
+        return None
+
+    def flat(mask: Image) -> npt.NDArray[Any]:
+        ys, xs = np.nonzero(mask)
+        out: npt.NDArray[Any] = (ys + y0 - origin[1]) * width + (xs + x0 - origin[0])
+        return out
+
+    return _Samples(flat(band), flat(code))
+
+
+def tile_lights(lab: Image, view: TileView, config: VisionConfig) -> dict[str, TileLight]:
+    """Each tile's light from its marker (``lab``: the view's region). A marker covered or out
+    of place (paper not clearly lighter than ink) gets the median light of the other tiles."""
+    pixels = lab.reshape(-1, 3)
     found: dict[str, TileLight] = {}
-    for tile, corners in geo.tile_markers.items():
-        light = _marker_light(lab, corners)
-        if light is not None and light.paper - light.ink >= config.marker_min_contrast:
+    for tile, samples in view.markers.items():
+        if samples is None:
+            continue
+        light = _marker_light(pixels, samples)
+        if light.paper - light.ink >= config.marker_min_contrast:
             found[tile] = light
     if not found:
         return {}
@@ -64,37 +166,18 @@ def tile_lights(lab: Image, geo: Geometry, config: VisionConfig) -> dict[str, Ti
             float(np.median([v.cast[1] for v in found.values()])),
         ),
     )
-    return {t: found.get(t, middle) for t in geo.tile_markers}
+    return {t: found.get(t, middle) for t in view.markers}
 
 
-def _marker_light(lab: Image, corners: npt.NDArray[Any]) -> TileLight | None:
-    h, w = lab.shape[:2]
-    c = corners.astype(np.float64)
-    mid = c.mean(axis=0)
-    x0, y0 = np.floor(mid + (c - mid).min(axis=0) * _PAPER_BAND[1]).astype(int) - 1
-    x1, y1 = np.ceil(mid + (c - mid).max(axis=0) * _PAPER_BAND[1]).astype(int) + 2
-    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
-    if x1 - x0 < 3 or y1 - y0 < 3:
-        return None
-
-    def square(factor: float) -> Image:
-        m = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        pts = mid + (c - mid) * factor - (x0, y0)
-        cv2.fillConvexPoly(m, np.round(pts).astype(np.int32), 1)
-        return m > 0
-
-    sub = lab[y0:y1, x0:x1]
-    band = square(_PAPER_BAND[1]) & ~square(_PAPER_BAND[0])
-    code = square(_CODE)
-    if band.sum() < 8 or code.sum() < 8:
-        return None
-    margin = sub[band]
+def _marker_light(pixels: Image, samples: _Samples) -> TileLight:
+    margin = pixels[samples.band]
     # The margin's lighter part: blur darkens its inner edge towards the code's black border.
     paper = margin[margin[:, 0] >= np.percentile(margin[:, 0], 60)]
+    a, b = median_u8(paper[:, 1:])
     return TileLight(
         float(np.median(GREY[paper[:, 0]])),
-        float(np.percentile(GREY[sub[code][:, 0]], 5)),
-        (float(np.median(paper[:, 1])) - 128.0, float(np.median(paper[:, 2])) - 128.0),
+        float(np.percentile(GREY[pixels[samples.code][:, 0]], 5)),
+        (float(a) - 128.0, float(b) - 128.0),
     )
 
 
@@ -132,19 +215,21 @@ class CastleBlob:
 
 
 def read_castles(
-    lab: Image,
+    image: Image,
+    view: TileView | None,
     geo: Geometry,
     place_at: _PlaceAt,
     layout: Layout,
     config: VisionConfig,
-    pieces: Image | None = None,
+    labels: Image | None = None,
 ) -> dict[str, str]:
     """Castles on the territories: hueless blobs, thick as a castle, on a tile (see
-    :func:`castle_blobs`); white, grey or black by their lightness. ``pieces``: pixels the
-    colour model gave a piece colour (cubes, Charlemagne), left out of the tile's print."""
+    :func:`castle_blobs`); white, grey or black by their lightness. ``image``: the working
+    image (BGR); ``labels``: the colour model's, whose piece colours (cubes, Charlemagne) are
+    left out of the tile's print."""
     tile_ids = {t.id for t in layout.tiles}
     out: dict[str, str] = {}
-    for blob in castle_blobs(lab, geo, place_at, layout, config, pieces):
+    for blob in castle_blobs(image, view, geo, place_at, layout, config, labels):
         if blob.thickness < config.castle_thickness:
             continue  # a thin strip: the mat along a tile's edge, a cube's pale rim
         if blob.place is None or blob.place not in tile_ids:
@@ -154,111 +239,171 @@ def read_castles(
 
 
 def castle_blobs(
-    lab: Image,
+    image: Image,
+    view: TileView | None,
     geo: Geometry,
     place_at: _PlaceAt,
     layout: Layout,
     config: VisionConfig,
-    pieces: Image | None = None,
+    labels: Image | None = None,
 ) -> list[CastleBlob]:
     """Every blob on the tiles that is hueless once the light's cast is off, unlike the
     tile's print round it and not of the print's hue (a shadow), and at least as big as a
     castle's top, measured."""
+    if view is None:
+        return []
     castle = layout.pieces.get("castle", {})
     width = float(castle.get("width", 13.0)) * geo.mm_px
-    if geo.tile_mask is None:
-        return []
-    lights = tile_lights(lab, geo, config)
+    rx0, ry0, rx1, ry1 = view.region
+    lab = cv2.cvtColor(image[ry0:ry1, rx0:rx1], cv2.COLOR_BGR2Lab)
+    lights = tile_lights(lab, view, config)
     if not lights:
         return []
-    bx, by, bw, bh = geo.tile_box
+    bx, by, bw, bh = view.box
     # Sensor noise in the dark (a black castle's hue) is strong: judged over 3x3 pixels.
-    sub = cv2.blur(lab[by : by + bh, bx : bx + bw], (3, 3))
-    place_sub = geo.place_map[by : by + bh, bx : bx + bw]
-    on_tile = geo.tile_mask[by : by + bh, bx : bx + bw] & ~geo.ignore[by : by + bh, bx : bx + bw]
-    print_ = on_tile.copy()
-    if pieces is not None:
-        print_ &= ~pieces[by : by + bh, bx : bx + bw]
-    neutral, share, print_share = hueless(
-        sub, place_sub, on_tile, print_, geo, lights, width, config
-    )
-    typical = float(np.median(print_share[print_])) if print_.any() else 1.0
+    sub = cv2.blur(lab[by - ry0 : by - ry0 + bh, bx - rx0 : bx - rx0 + bw], (3, 3))
+    print_ = view.on_tile
+    if labels is not None:
+        pieces = cv2.inRange(labels[by : by + bh, bx : bx + bw], BACKGROUND + 1, UNKNOWN - 1)
+        print_ = cv2.bitwise_and(print_, cv2.bitwise_not(pieces))
+    table = _Table.of(geo, lights)
+    local = local_print(sub, print_, round(config.castle_print_window * width))
+    where = hueless(sub, local, view, table, config)
+    places = view.places.reshape(-1)
+    print_lightness = local.reshape(-1, 3)[:, 0]
+    typical = _median_share(local, print_, view, table)
+    neutral = np.zeros((bh, bw), np.uint8)
+    neutral.reshape(-1)[where] = 1
     kernel = np.ones((2, 2), np.uint8)
-    mask = cv2.morphologyEx(neutral.astype(np.uint8), cv2.MORPH_OPEN, kernel)
+    mask = cv2.morphologyEx(neutral, cv2.MORPH_OPEN, kernel)
     mask = fill_small_holes(mask, config.castle_hole * width * width)
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, blobs, stats, centroids = components(mask, connectivity=8)
+    lightness = sub.reshape(-1, 3)[:, 0]
     out: list[CastleBlob] = []
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA]) / (width * width)
         if area < config.castle_min_area:
             continue  # the tile's printed name, a marker's white margin
         x, y, w, h = (int(v) for v in stats[i, :4])
-        blob = labels[y : y + h, x : x + w] == i
+        blob = blobs[y : y + h, x : x + w] == i
         dist = cv2.distanceTransform(np.pad(blob.astype(np.uint8), 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
         cx, cy = float(centroids[i][0]), float(centroids[i][1])
         # The body: the middle of the blob's thickest part.
-        core = dist >= max(1.0, float(dist.max()) - config.castle_core * width)
+        ys, xs = np.nonzero(dist >= max(1.0, float(dist.max()) - config.castle_core * width))
+        core = (ys + y) * bw + (xs + x)
+        beside = min(int(cy), bh - 1) * bw + min(int(cx), bw - 1)
         out.append(
             CastleBlob(
                 place_at(cx + bx, cy + by),
                 (cx + bx, cy + by),
                 area,
                 float(dist.max()) / width,
-                float(np.median(share[y : y + h, x : x + w][core])),
-                float(print_share[min(int(cy), bh - 1), min(int(cx), bw - 1)]),
+                float(np.median(table.share(lightness[core], places[core]))),
+                float(table.share(print_lightness[[beside]], places[[beside]])[0]),
                 typical,
             )
         )
     return out
 
 
+@dataclass(frozen=True)
+class _Table:
+    """Each place's light (ink, paper, cast) for per-pixel lookups by place code."""
+
+    paper: FloatArray
+    ink: FloatArray
+    cast: FloatArray
+
+    @classmethod
+    def of(cls, geo: Geometry, lights: Mapping[str, TileLight]) -> _Table:
+        count = len(geo.places) + 1
+        paper = np.full(count, 255.0, np.float32)
+        ink = np.zeros(count, np.float32)
+        cast = np.zeros((count, 2), np.float32)
+        for k, place in enumerate(geo.places):
+            light = lights.get(place.id)
+            if light is not None:
+                paper[k + 1], ink[k + 1], cast[k + 1] = light.paper, light.ink, light.cast
+        return cls(paper, ink, cast)
+
+    def share(self, lightness: Image, places: Image) -> FloatArray:
+        """Grey value as a share from the pixel's tile's ink to its paper."""
+        p, i = self.paper[places], self.ink[places]
+        out: FloatArray = (GREY[lightness] - i) / np.maximum(1.0, p - i)
+        return out
+
+    def relative(self, lab: Image, places: Image) -> tuple[FloatArray, FloatArray]:
+        """Per pixel (N x 3 Lab): its share, and Lab a, b with the tile's cast taken off (in
+        proportion to that share: a white paper shows the whole cast, black ink none of it)."""
+        share = self.share(lab[:, 0], places)
+        seen = np.clip(share, 0.0, 1.0)[:, None]
+        ab: FloatArray = lab[:, 1:].astype(np.float32) - 128.0 - self.cast[places] * seen
+        return share, ab
+
+
+def _median_share(local: Image, print_: Image, view: TileView, table: _Table) -> float:
+    """The median share of the print (``local``'s lightness) over the print's pixels, 1 if
+    there are none: as NumPy's median of every pixel's share, from the counts of each (place,
+    lightness) pair."""
+    count = len(table.paper)
+    counts = cv2.calcHist([view.places, local], [0, 1], print_, [count, 256], [0, count, 0, 256])
+    seen = np.flatnonzero(counts.reshape(-1))
+    n = int(counts.astype(np.int64).sum())
+    if not n:
+        return 1.0
+    place, lightness = np.divmod(seen, 256)
+    values = table.share(lightness, place)
+    order = np.argsort(values, kind="stable")
+    below = np.cumsum(counts.reshape(-1)[seen][order].astype(np.int64))
+    middle = [
+        values[order][np.searchsorted(below, k, side="right")]
+        for k in sorted({(n - 1) // 2, n // 2})
+    ]
+    return float(np.mean(np.array(middle, np.float32)))
+
+
 def hueless(
-    lab: Image,
-    places: Image,
-    on_tile: Image,
-    print_: Image,
-    geo: Geometry,
-    lights: Mapping[str, TileLight],
-    width: float,
-    config: VisionConfig,
-) -> tuple[Image, FloatArray, FloatArray]:
-    """Pixels that may be a castle's, the lightness share of each pixel and of the print
-    round it. ``print_``: the pixels that may be the tile's print (no piece colour)."""
-    share, ab = _relative(lab, places, geo, lights)
-    local = local_print(lab, print_, round(config.castle_print_window * width))
-    neutral = (np.hypot(ab[..., 0], ab[..., 1]) <= config.castle_chroma) & on_tile
+    lab: Image, local: Image, view: TileView, table: _Table, config: VisionConfig
+) -> npt.NDArray[Any]:
+    """The box pixels (flat indices) that may be a castle's: ``lab`` blurred over the box,
+    ``local``: the print round each pixel."""
+    # A pixel's cast is at most its tile's: nothing more colourful than the most cast plus a
+    # castle's chroma can pass; that leaves a few per cent of the tiles for the tests below.
+    reach = config.castle_chroma + float(np.abs(table.cast).max(initial=0.0)) + 1.0
+    low, high = max(0, math.floor(128 - reach)), min(255, math.ceil(128 + reach))
+    near = cv2.inRange(lab, (0, low, low), (255, high, high))
+    where = np.flatnonzero(cv2.bitwise_and(near, view.on_tile) != 0)
+    places = view.places.reshape(-1)[where]
+    pixels = lab.reshape(-1, 3)[where]
+    share, ab = table.relative(pixels, places)
+    keep = np.hypot(ab[:, 0], ab[:, 1]) <= config.castle_chroma
+    where, places, pixels, share, ab = (
+        where[keep],
+        places[keep],
+        pixels[keep],
+        share[keep],
+        ab[keep],
+    )
     # A pale tile in cold light or under glare is nearly hueless too: a castle must also stand
     # out from the tile's print round it (the light varies across a tile, so not the tile's
     # own median) ...
-    neutral &= lab_distance(lab, local) > config.castle_contrast
+    around = local.reshape(-1, 3)[where]
+    keep = lab_distance(pixels, around) > config.castle_contrast
+    where, places, around, share, ab = (
+        where[keep],
+        places[keep],
+        around[keep],
+        share[keep],
+        ab[keep],
+    )
     # ... and keep little of the print's hue: the shadow of a pawn or a stack of cubes is the
     # print, darker and duller, but of its hue still. Far darker than any shadow is black,
     # whose hue is mostly noise.
-    print_share, print_ab = _relative(local, places, geo, lights)
-    print_chroma = np.maximum(1.0, np.hypot(print_ab[..., 0], print_ab[..., 1]))
+    print_share, print_ab = table.relative(around, places)
+    print_chroma = np.maximum(1.0, np.hypot(print_ab[:, 0], print_ab[:, 1]))
     along = (ab * print_ab).sum(axis=-1) / print_chroma
-    neutral &= (along <= config.castle_print_hue * print_chroma) | (
+    keep = (along <= config.castle_print_hue * print_chroma) | (
         share < config.castle_shadow_ratio * print_share
     )
-    return neutral, share, print_share
-
-
-def _relative(
-    lab: Image, places: Image, geo: Geometry, lights: Mapping[str, TileLight]
-) -> tuple[FloatArray, FloatArray]:
-    """Per pixel: grey value as a share from its tile's ink to its paper, and Lab a, b with
-    the tile's cast taken off (in proportion to that share: a white paper shows the whole
-    cast, black ink none of it)."""
-    count = len(geo.places) + 1
-    paper = np.full(count, 255.0, np.float32)
-    ink = np.zeros(count, np.float32)
-    cast = np.zeros((count, 2), np.float32)
-    for k, place in enumerate(geo.places):
-        light = lights.get(place.id)
-        if light is not None:
-            paper[k + 1], ink[k + 1], cast[k + 1] = light.paper, light.ink, light.cast
-    p, i, c = paper[places], ink[places], cast[places]
-    share = (GREY[lab[..., 0]] - i) / np.maximum(1.0, p - i)
-    seen = np.clip(share, 0.0, 1.0)[..., None]
-    ab: FloatArray = lab[..., 1:].astype(np.float32) - 128.0 - c * seen
-    return share, ab
+    out: npt.NDArray[Any] = where[keep]
+    return out

@@ -21,6 +21,7 @@ import numpy.typing as npt
 from companion.vision.config import VisionConfig
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
+from companion.vision.masks import nonzero
 
 Image = npt.NDArray[Any]
 
@@ -89,9 +90,12 @@ def find_tray(
 def locate_tray(crop: Image, predicted: Image, side: float, config: VisionConfig) -> Image | None:
     """The tray's surface (bool) in a crop, given its outline where the calibration puts it
     (uint8 mask); None if nothing near there looks like the tray."""
-    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
     k = max(3, round(config.die_background * side)) | 1
-    level = np.log(cv2.morphologyEx(grey, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)) + 1.0)
+    # (Opened in 8 bits, several times faster than in floats and the same values: an opening
+    # only picks among them.)
+    opened = cv2.morphologyEx(grey, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    level = np.log(opened.astype(np.float32) + 1.0)
     x, y, w, h = cv2.boundingRect(predicted)
     ring_px = max(1, round(config.die_tray_ring * side))
     inside = np.pad(predicted[y : y + h, x : x + w], ring_px).astype(np.float32)
@@ -101,17 +105,22 @@ def locate_tray(crop: Image, predicted: Image, side: float, config: VisionConfig
         return None
     if inside.shape[0] > level.shape[0] or inside.shape[1] > level.shape[1]:
         return None
-    # Mean log level of the ring minus that of the inside, for every place of the outline.
-    score = cv2.matchTemplate(level, ring / ring.sum() - inside / inside.sum(), cv2.TM_CCORR)
-    # Only places within the search reach; the outline's own place is (x - ring, y - ring).
+    # Mean log level of the ring minus that of the inside, for every place of the outline
+    # within the search reach (the outline's own place is (x - ring, y - ring)): the template
+    # is matched on just the part of the crop those places cover.
+    template = ring / ring.sum() - inside / inside.sum()
+    th, tw = template.shape
     reach = round(config.die_tray_search * side)
     px, py = x - ring_px, y - ring_px
-    allowed = np.full(score.shape, -np.inf, np.float32)
     ys0, xs0 = max(0, py - reach), max(0, px - reach)
-    allowed[ys0 : py + reach + 1, xs0 : px + reach + 1] = score[
-        ys0 : py + reach + 1, xs0 : px + reach + 1
-    ]
-    _, _, _, (bx, by) = cv2.minMaxLoc(allowed)
+    ys1 = min(level.shape[0] - th + 1, py + reach + 1)
+    xs1 = min(level.shape[1] - tw + 1, px + reach + 1)
+    if ys1 <= ys0 or xs1 <= xs0:
+        return None  # the outline and its ring do not fit in the crop anywhere in reach
+    window = level[ys0 : ys1 + th - 1, xs0 : xs1 + tw - 1]
+    score = cv2.matchTemplate(window, template, cv2.TM_CCORR)
+    _, _, _, (bx, by) = cv2.minMaxLoc(score)
+    bx, by = bx + xs0, by + ys0
     return _plateau(level, _shifted(predicted, bx - px, by - py), ring_kernel, side, config)
 
 
@@ -142,13 +151,16 @@ def _plateau(
     n, labels = cv2.connectedComponents((below & near).astype(np.uint8), connectivity=4)
     overlap = np.bincount(labels[inside], minlength=n)
     overlap[0] = 0
-    ys, xs = np.nonzero(labels == int(overlap.argmax()))
-    hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
+    plateau = labels == int(overlap.argmax())
+    ys, xs = nonzero(plateau)
+    # (The hull of its outer contour: the same as of all its pixels, from far fewer points.)
+    contours, _ = cv2.findContours(plateau.view(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    hull = cv2.convexHull(np.concatenate(contours))
     outline = np.zeros_like(moved)
     cv2.fillConvexPoly(outline, hull, 1)
-    iy, ix = np.nonzero(inside)
+    iy, ix = nonzero(inside)
     shift = math.hypot(xs.mean() - ix.mean(), ys.mean() - iy.mean())
     if abs(outline.sum() / inside.sum() - 1.0) > config.die_tray_fit or shift > side:
         return inside
-    plateau: Image = outline > 0
-    return plateau
+    found: Image = outline > 0
+    return found

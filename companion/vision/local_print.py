@@ -34,21 +34,38 @@ GREY = _grey_values()
 
 def local_print(lab: Image, print_: Image, window: int) -> Image:
     """The print round each pixel: the median over a window of about ``window`` px of
-    the print's pixels (the others filled with the median of all of them), worked out at a
-    few pixels per window so it stays cheap."""
-    if not print_.any():
+    the print's pixels (``print_``: a mask, bool or 0/255; the others filled with the median of
+    all of them), worked out at a few pixels per window so it stays cheap."""
+    mask = print_.view(np.uint8) if print_.dtype == bool else print_
+    at = np.flatnonzero(print_ != 0)
+    if not at.size:
         return lab
     # The fill only stands in where there is no print: the median of every 7th print pixel is
     # as good and far cheaper than of all of them.
-    fill = np.median(lab[print_][::7], axis=0).astype(np.uint8)
-    img = lab.copy()
-    img[~print_] = fill
-    h, w = img.shape[:2]
+    fill = median_u8(lab.reshape(-1, 3)[at[::7]]).astype(np.uint8)
+    h, w = lab.shape[:2]
+    # (A filled rectangle paints a colour over an image far faster than NumPy broadcasts it.)
+    img = cv2.rectangle(np.empty_like(lab), (0, 0), (w, h), fill.tolist(), -1)
+    cv2.copyTo(lab, mask, img)
     step = max(1, window // 9)
     small = cv2.resize(img, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA)
     k = max(3, (window // step) | 1)
     smooth = np.stack([cv2.medianBlur(small[..., c], k) for c in range(3)], axis=-1)
     out: Image = cv2.resize(smooth, (w, h), interpolation=cv2.INTER_LINEAR)
+    return out
+
+
+def median_u8(values: Image) -> FloatArray:
+    """``np.median(values, axis=0)`` of 8-bit values (N x C, N > 0), from their counts: a
+    tenth of the cost of sorting them."""
+    n = values.shape[0]
+    out = np.empty(values.shape[1], np.float64)
+    for c in range(values.shape[1]):
+        below = np.cumsum(np.bincount(values[:, c], minlength=256))
+        # The middle value, or the two middle ones' mean when the count is even.
+        low = np.searchsorted(below, (n - 1) // 2, side="right")
+        high = np.searchsorted(below, n // 2, side="right")
+        out[c] = (low + high) / 2
     return out
 
 

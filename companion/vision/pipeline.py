@@ -27,8 +27,8 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.calibration import Calibration
-from companion.vision.castles import read_castles
-from companion.vision.colour import BACKGROUND, UNKNOWN, pack_bgr, unpack_bgr
+from companion.vision.castles import TileView, read_castles
+from companion.vision.colour import pack_bgr, unpack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import (
     Blob,
@@ -148,6 +148,7 @@ class Reader:
         self._skin = SkinColours(config)
         self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None
+        self._tiles: TileView | None = None
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
 
     def geometry(
@@ -158,6 +159,7 @@ class Reader:
             self._geometry = build_geometry(
                 self.calibration, self.layout, tiles, courts, self.config
             )
+            self._tiles = TileView.of(self._geometry)
             self._movables = key
         return self._geometry
 
@@ -204,11 +206,6 @@ class Reader:
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
-        # Castles are read from the whole frame's Lab, dice from the frame itself; everything
-        # else from the mosaic of the pieces' surroundings.
-        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab) if geo.tile_mask is not None else None
-        # Castles are told from the piece-coloured pixels beside them.
-        coloured = (labels != BACKGROUND) & (labels != UNKNOWN) if lab is not None else None
         pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
         # Black pieces under glare are grey: if the king or the black grande is not clearly
         # among the black pixels, they are looked for on the whole working image, among the
@@ -225,7 +222,7 @@ class Reader:
                 geo,
                 self.config,
             )
-        obs = self._read_pieces(frame, pieces, lab, coloured, dark, geo, tiles or {}, frames)
+        obs = self._read_pieces(frame, small, labels, pieces, dark, geo, tiles or {}, frames)
         if assumed:
             unread = dict(obs.unread)
             for key in assumed:
@@ -277,9 +274,9 @@ class Reader:
     def _read_pieces(
         self,
         frame: Image,
+        small: Image,
+        frame_labels: Image,
         pieces: Mosaic,
-        frame_lab: Image | None,
-        coloured: Image | None,
         dark: DarkSearch | None,
         geo: Geometry,
         tiles: Mapping[str, Pose],
@@ -366,8 +363,10 @@ class Reader:
                 if dark is not None and fig.colour == "black":
                     dark.exclude((x, y), body, pieces)
 
-        if layout.game == "carolus-magnus" and frame_lab is not None:
-            castles = read_castles(frame_lab, geo, place_at, layout, cfg, pieces=coloured)
+        if layout.game == "carolus-magnus":
+            # Castles are hueless: read on the tiles of the working image itself, told from
+            # the piece-coloured pixels beside them.
+            castles = read_castles(small, self._tiles, geo, place_at, layout, cfg, frame_labels)
 
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}

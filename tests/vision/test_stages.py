@@ -227,6 +227,50 @@ def test_packed_boxes_keep_a_pixel_apart() -> None:
         assert canvas.size < 4 * ((w + 1) * (h + 1)).sum() + 60 * 30  # not wasteful
 
 
+def test_components_give_what_opencv_gives_with_its_stats() -> None:
+    from companion.vision.masks import components, nonzero
+
+    rng = np.random.default_rng(5)
+    for trial in range(60):
+        h, w = (int(v) for v in rng.integers(1, 90, 2))
+        mask = (rng.random((h, w)) < rng.uniform(0.02, 0.9)).astype(np.uint8)
+        if trial % 2:
+            mask = cv2.dilate(mask, np.ones((3, 3), np.uint8)) * np.uint8(255)
+        assert all((a == b).all() for a, b in zip(nonzero(mask), np.nonzero(mask), strict=True))
+        for connectivity in (4, 8):
+            n, labels, stats, centroids = cv2.connectedComponentsWithStats(
+                mask, connectivity=connectivity
+            )
+            m, ours, our_stats, our_centroids = components(mask, connectivity)
+            assert m == n and (ours == labels).all()
+            assert (our_stats[1:] == stats[1:]).all()
+            assert our_stats[0, cv2.CC_STAT_AREA] == stats[0, cv2.CC_STAT_AREA]
+            assert (our_centroids[1:] == centroids[1:]).all()
+
+
+def test_the_median_of_8_bit_values_from_their_counts_is_numpys() -> None:
+    from companion.vision.local_print import median_u8
+
+    rng = np.random.default_rng(6)
+    for n in (1, 2, 3, 4, 17, 1000, 1001):
+        values = rng.integers(0, 256, (n, 3), dtype=np.uint8)
+        values[:, 1] //= 64  # few distinct values: ties across the middle
+        assert (median_u8(values) == np.median(values, axis=0)).all()
+
+
+def test_only_small_enclosed_holes_are_filled() -> None:
+    from companion.vision.masks import fill_small_holes
+
+    mask = np.zeros((40, 60), np.uint8)
+    mask[5:15, 5:15] = 1
+    mask[8:10, 8:10] = 0  # a small hole: filled
+    mask[20:38, 20:38] = 1
+    mask[23:35, 23:35] = 0  # a big one (an outline round it): kept
+    filled = fill_small_holes(mask, 9)
+    assert filled[8:10, 8:10].all() and not filled[23:35, 23:35].any()
+    assert (filled[mask > 0] == 1).all() and filled.sum() == mask.sum() + 4
+
+
 def test_touching_cubes_show_a_top_each() -> None:
     from companion.vision.cubes import measure
 
