@@ -14,7 +14,7 @@ from benchmarks.bench_vision import POSITIONS, calibrated
 from companion.vision.layout import load_layout
 from companion.vision.pipeline import Reader
 from companion.vision.still import StillGate
-from companion.vision.synth import EASY, render, render_sequence
+from companion.vision.synth import EASY, HARD, render, render_sequence
 
 SMALL = EASY
 
@@ -71,6 +71,34 @@ def test_a_hand_in_view_gives_no_counts(game: str) -> None:
     assert obs.occluded
     assert not obs.counts and not obs.figures and not obs.dice and not obs.castles
     assert reader.last_factors == learnt  # nothing learnt from a frame with a hand
+
+
+def test_warm_print_is_no_hand_and_an_arm_in_that_light_is() -> None:
+    # Hard seed 16: warm, magenta-tinted light and a cast shadow, no arm. The board's beige
+    # frame all round is skin-coloured and reaches the board's edge: it was taken for a hand.
+    # Its print is the board's own colour; an arm in that light is still a hand.
+    layout = load_layout("el-grande")
+    setup, position = POSITIONS["el-grande"](16)
+    reader = Reader(calibrated(layout, setup, 16, HARD), layout)
+    clear, _ = render(position, layout, seed=16, conditions=HARD)
+    obs = reader.read(clear)
+    assert not obs.occluded, obs.unread.get("board")
+    image, truth = render(position, layout, seed=16, conditions=HARD, hand=True)
+    assert truth["occluded"]
+    assert reader.read(image).occluded
+
+
+def test_an_arm_reaching_in_past_the_tower_is_a_hand() -> None:
+    # Easy seed 6: the arm comes in from the right, over El Grande's tower, which the hand
+    # check leaves out (its brown sides are skin-coloured): the arm still joins the hand to
+    # the world off the board.
+    layout = load_layout("el-grande")
+    setup, position = POSITIONS["el-grande"](6)
+    reader = Reader(calibrated(layout, setup, 6, SMALL), layout)
+    image, truth = render(position, layout, seed=6, conditions=SMALL, hand=True)
+    assert truth["occluded"] and truth["hand"]["edge"] == "right"
+    obs = reader.read(image)
+    assert obs.occluded and not obs.counts
 
 
 def test_still_gate_reads_only_after_the_hand_has_gone() -> None:
