@@ -415,6 +415,18 @@ def find_big_top(
         for j, top in enumerate(patch.tops):
             if top.thick < config.grande_thickness * threshold:
                 continue
+            # A grande's top spans at most two cube cells each way of its enclosing rectangle
+            # (laid out as cubes.top_shape does): a longer or wider top is a row or block of
+            # cubes whose seams blur erased, or a dark patch of table inside the outline ...
+            along = max(1, round(top.length / (config.top_length_sides * patch.side)))
+            across = max(1, round(top.width / (config.top_width_sides * patch.side)))
+            if along > 2 or across > 2:
+                continue
+            # ... and a top two cells each way covers all four: an L of three cubes leaves
+            # one empty. (One cell of two may be empty: a grande's top lengthened by its own
+            # shadow, or by blur across the seam to a cube beside it.)
+            if along == across == 2 and top.cells < 4:
+                continue
             size = max(top.area / patch.footprint, 1e-3) / expected
             like = top.thick / threshold - config.grande_size_weight * abs(math.log(size))
             if best is None or like > best[0]:
