@@ -4,6 +4,8 @@ A :class:`ColourModel` holds reference Lab values for each piece colour (sampled
 known places during calibration, or nominal values) and for the board background. Every pixel is
 labelled with its nearest reference: a piece colour if within the reject distance, background if
 nearest to the board, and UNKNOWN when it is far from everything (a hand, a sleeve, a phone).
+Which coloured piece a piece pixel belongs to is then told mostly by hue: shade, glare and blur
+change a cube's lightness and chroma far more than its hue.
 
 Classification goes through a lookup table over quantised Lab (64 levels per channel), built once
 per model, so labelling a frame is one indexing pass. A camera frame is labelled straight from its
@@ -72,6 +74,8 @@ class ColourModel:
     reject_distance: float = DEFAULT_CONFIG.reject_distance
     background_distance: float = DEFAULT_CONFIG.background_distance
     min_chroma_share: float = DEFAULT_CONFIG.min_chroma_share
+    fade_share: float = DEFAULT_CONFIG.fade_share
+    hue_lightness_weight: float = DEFAULT_CONFIG.hue_lightness_weight
 
     def __post_init__(self) -> None:
         if not self.pieces:
@@ -116,6 +120,7 @@ class ColourModel:
                     better &= chroma >= self.min_chroma_share * ref_chroma
                 labels[better] = index + 1
                 best[better] = d[better]
+        self._by_hue(bins, labels)
         for ref in self.background:
             d = _dist(bins, ref)
             # The board wins a pixel only if it is nearer than every piece colour.
@@ -125,6 +130,30 @@ class ColourModel:
         # Far from every piece and from the board, but near enough to a piece colour to be a
         # dim or shaded piece pixel? No: UNKNOWN stays unknown; readers decide what it means.
         return labels
+
+    def _by_hue(self, bins: npt.NDArray[Any], labels: U8Image) -> None:
+        """Which coloured piece a coloured pixel belongs to is told by hue, its chroma allowed
+        to fade (see ``_faded_dist``): whether it is a piece at all stays with the plain
+        distance, so faded print does not become pieces."""
+        chromatic = [
+            (index + 1, ref)
+            for index, refs in enumerate(self.pieces.values())
+            for ref in refs
+            if float(np.hypot(ref[1] - 128.0, ref[2] - 128.0)) >= NEUTRAL_CHROMA
+        ]
+        codes = np.array(sorted({code for code, _ in chromatic}), np.uint8)
+        which = np.isin(labels, codes)
+        if len(codes) < 2 or not which.any():
+            return
+        some = bins[which]
+        best = np.full(some.shape[0], np.inf, np.float32)
+        relabel = labels[which]
+        for code, ref in chromatic:
+            d = _faded_dist(some, ref, self.fade_share, self.hue_lightness_weight)
+            better = d < best
+            relabel[better] = code
+            best[better] = d[better]
+        labels[which] = relabel
 
     def classify(self, lab: U8Image) -> U8Image:
         """Label image (BACKGROUND, 1..n, UNKNOWN) of an 8-bit Lab image."""
@@ -188,6 +217,8 @@ class ColourModel:
             config.reject_distance,
             config.background_distance,
             config.min_chroma_share,
+            config.fade_share,
+            config.hue_lightness_weight,
         )
 
 
@@ -201,6 +232,20 @@ def _lab(values: Iterable[float]) -> Lab:
 def _dist(bins: npt.NDArray[Any], ref: Lab) -> npt.NDArray[Any]:
     r = np.array([ref[0] * L_WEIGHT, ref[1], ref[2]], dtype=np.float32)
     d: npt.NDArray[Any] = np.sqrt(((bins - r) ** 2).sum(axis=1))
+    return d
+
+
+def _faded_dist(bins: npt.NDArray[Any], ref: Lab, fade: float, l_weight: float) -> npt.NDArray[Any]:
+    """Distance to the nearest of the reference's own hue faded down to ``fade`` of its
+    chroma: a blurred, distant or glared cube's pixels mix with the grey round them and lose
+    chroma, not hue (a faded red stays red, though as dull as pink)."""
+    a, b = ref[1] - 128.0, ref[2] - 128.0
+    chroma = float(np.hypot(a, b))
+    ua, ub = a / chroma, b / chroma
+    pa, pb = bins[:, 1] - 128.0, bins[:, 2] - 128.0
+    along = np.clip(pa * ua + pb * ub, fade * chroma, chroma)
+    dl = (bins[:, 0] - ref[0] * L_WEIGHT) * (l_weight / L_WEIGHT)
+    d: npt.NDArray[Any] = np.sqrt(dl**2 + (pa - along * ua) ** 2 + (pb - along * ub) ** 2)
     return d
 
 

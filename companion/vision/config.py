@@ -23,13 +23,23 @@ class VisionConfig:
     # colour's reference chroma (a grey mat or a shadow may lie within the reject distance of a
     # dim blue or pink, but is far less saturated).
     min_chroma_share: float = 0.6
+    # A coloured piece's pixels may fade toward grey (blur mixing them with the board, a far
+    # corner, glare) down to this share of the reference chroma at no cost: along its own hue,
+    # so a faded red is still nearer red than pink.
+    fade_share: float = 0.6
+    # ... and in telling one coloured piece from another, lightness weighs this much against
+    # hue (the plain distance weighs it 0.5): shade darkens a pink cube to a red's lightness and
+    # glare lightens a red one, but neither turns its hue (hard Carolus set: 42 -> 35 wrong).
+    hue_lightness_weight: float = 0.15
     # Colour fringes (fringe.py): a pixel of one piece colour this close (working pixels) to
     # another piece colour may be that piece's blurred edge.
     fringe_px: int = 2
     # Lab distance within which a pixel counts as board background (see ColourModel).
     background_distance: float = 22.0
     # Pixels per cube below this share of a footprint are specks (noise, a cube's shadow edge).
-    min_blob_cubes: float = 0.35
+    # A lone cube in a far, blurred corner shows no top and reads from 0.3 (hard seeds 0-29:
+    # 0.35 -> 0.3 found 11 such cubes and made 3 specks cubes).
+    min_blob_cubes: float = 0.3
     # One blob of more cubes than this is no pile of cubes (a patch of print or cloth).
     max_blob_cubes: float = 60.0
     # A blob whose area is this far (in cubes) from a whole number lowers its confidence and
@@ -39,10 +49,12 @@ class VisionConfig:
     top_factor: float = 0.8
     # A bright top patch this big (share of a cube top) on its own is a whole cube's top;
     # smaller ones are glints, lit edges or a top cut by a shadow.
-    min_top_cubes: float = 0.55
+    min_top_cubes: float = 0.5
     # ... and at least this thick (inscribed radius over a cube's side): a lit side is a
-    # thin strip however long.
-    min_top_thickness: float = 0.25
+    # thin strip however long. Blur and noise fray a small far top down to ~0.2 (hard seeds
+    # 0-29, both games: 0.55 / 0.25 -> 0.5 / 0.2 took hard wrong counts 20 + 30 -> 18 + 26 on
+    # the bench cases, 82 + 55 -> 74 + 51 on held-out seeds 12-29; easy Carolus 4 -> 1).
+    min_top_thickness: float = 0.2
     irregular_residual: float = 0.38
     # A bright top is that many cubes whose seams blur erased; each of them reads this many cube
     # tops (bevels and blur halo join in). On the hard renders a lone top reads at most ~1.5 and
@@ -58,6 +70,9 @@ class VisionConfig:
     top_shape_from: float = 0.6
     top_width_sides: float = 1.2
     top_min_fill: float = 0.5
+    # ... but never fewer cubes than its area over this many cube tops (a lone top reads up
+    # to ~1.5; per-blob study of hard seeds 0-29: 133 -> 123 cubes miscounted outside black).
+    top_area_floor: float = 1.6
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5

@@ -409,7 +409,9 @@ def top_cubes(top: Top, unit: float, config: VisionConfig) -> int:
     fill = top.area / max(1.0, top.length * top.width)
     if fill < config.top_min_fill:
         return max(1, round(top.area / unit / config.merged_top_cubes))
-    return top.cells
+    # A bent row or an L at a slant can put a cell's centre off the top: the top's area keeps
+    # a floor under the cells it is found to cover.
+    return max(top.cells, round(top.area / unit / config.top_area_floor))
 
 
 def find_blobs(

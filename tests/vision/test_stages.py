@@ -14,7 +14,8 @@ from companion.vision.colour import (
     bgr_to_lab,
     nominal_model,
 )
-from companion.vision.cubes import count_patches, find_blobs, measure
+from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.cubes import Top, count_patches, find_blobs, measure, top_cubes
 from companion.vision.still import StillGate, median_frame
 
 SIDE = 10
@@ -129,6 +130,19 @@ def test_a_top_of_cubes_whose_seams_blur_erased_is_counted_by_its_shape(
     assert len(patches) == 1 and len(patches[0].tops) == 1
     (blob,) = count_patches(patches, 1.0)
     assert blob.cubes == len(cells)
+
+
+def test_a_big_top_whose_cells_miss_its_middle_still_counts_by_its_area() -> None:
+    # As measured on a hard rendered Carolus table (seed 12, two green cubes pushed together
+    # at a slant): 3.4 cube tops of area, its rectangle 2.5 x 1.8 sides, and the cell test
+    # found a single cell covered (the cells' centres fell on the gap of the bent shape).
+    side, unit = 10.4, 0.7 * 10.4**2
+    top = Top(3.44 * unit, 4.0, 0.0, 0.0, 2.52 * side, 1.77 * side, cells=1)
+    assert top_cubes(top, unit, DEFAULT_CONFIG) == 2
+    # A lone top, even a large one, stays one cube; a top the cells say is three stays three.
+    assert top_cubes(Top(1.5 * unit, 4.0, 0.0, 0.0, side, side, cells=1), unit, DEFAULT_CONFIG) == 1
+    row = Top(2.6 * unit, 4.0, 0.0, 0.0, 3.0 * side, 0.9 * side, cells=3)
+    assert top_cubes(row, unit, DEFAULT_CONFIG) == 3
 
 
 def test_half_hidden_cube_lowers_confidence() -> None:
@@ -311,6 +325,21 @@ def test_a_grey_within_reach_of_a_dull_colour_is_not_that_colour() -> None:
     assert model.classify_one((70.0, 134.0, 100.0)) == "blue"
     assert model.classify_one((70.0, 132.0, 108.0)) == "blue"  # duller, still blue
     assert model.classify_one((80.0, 127.0, 126.0)) is None  # grey: far less saturated
+
+
+def test_shade_and_fading_change_a_pieces_lightness_and_chroma_not_its_hue() -> None:
+    # Red and pink as a calibration sampled them, and the board (hard rendered Carolus cases).
+    refs = {"red": ((78.0, 174.0, 158.0),), "pink": ((148.0, 164.0, 123.0),)}
+    model = ColourModel(refs, background=((134.0, 127.0, 127.0), (105.0, 125.0, 127.0)))
+    # A pink cube in shade is as dark as red; by the plain distance it was red.
+    assert model.classify_one((83.0, 163.0, 117.0)) == "pink"
+    # A red cube blurred into the grey board far from the camera: half its chroma, red's hue.
+    assert model.classify_one((97.0, 154.0, 139.0)) == "red"
+    # Both still themselves; the board and a grey shadow are no piece.
+    assert model.classify_one((78.0, 174.0, 158.0)) == "red"
+    assert model.classify_one((148.0, 164.0, 123.0)) == "pink"
+    assert model.classify_one((134.0, 127.0, 127.0)) is None
+    assert model.classify_one((90.0, 131.0, 130.0)) is None
 
 
 def _zones(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
