@@ -272,6 +272,12 @@ class VisionConfig:
     skin_a: tuple[float, float] = (133.0, 170.0)
     skin_b: tuple[float, float] = (135.0, 175.0)
     skin_l: float = 55.0
+    # Skin-coloured pixels this near (Lab distance, lightness weighed half) to one of the
+    # board's own colours (calibrated under the same light) are the board's print: in warm
+    # light El Grande's beige frame and peach regions are skin-coloured and as big as an arm
+    # (hard seeds 0-40: that print lies 1.5-4 from its colour, a hand's skin mostly 8 and
+    # over; at 7 the frame in a cast shadow was still taken for a hand).
+    hand_print_distance: float = 8.0
     # Skin-like blobs bigger than this many cube footprints over the board mean a hand or arm.
     hand_min_cubes: float = 20.0
     # ... and it must reach in from off the board: within this many cube sides of the board's

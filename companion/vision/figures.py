@@ -410,10 +410,24 @@ def find_big_top(
     threshold = cube_half - config.edge_px + config.big_piece_radius_share * (half - cube_half)
     # A top's counted pixels are about top_factor of the modelled square, a grande's too.
     expected = (fig.diameter / cube) ** 2 * config.top_factor
+    # Cube-sized cells a grande's top spans each way (16 mm on 10 mm cubes: two).
+    span = math.ceil(fig.diameter / cube)
     best: tuple[float, int, int] | None = None
     for i, patch in enumerate(patches):
         for j, top in enumerate(patch.tops):
             if top.thick < config.grande_thickness * threshold:
+                continue
+            # A grande's top spans at most ``span`` cube cells each way of its enclosing
+            # rectangle (laid out as cubes.top_shape does): a longer or wider top is a row or
+            # block of cubes whose seams blur erased, or dark table inside the outline ...
+            along = max(1, round(top.length / (config.top_length_sides * patch.side)))
+            across = max(1, round(top.width / (config.top_width_sides * patch.side)))
+            if along > span or across > span:
+                continue
+            # ... and a top as wide as a grande both ways covers all its cells: an L of
+            # three cubes leaves one empty. (One cell of two may be empty: a grande's top
+            # lengthened by its own shadow, or by blur across the seam to a cube beside it.)
+            if along == across == span > 1 and top.cells < span * span:
                 continue
             size = max(top.area / patch.footprint, 1e-3) / expected
             like = top.thick / threshold - config.grande_size_weight * abs(math.log(size))

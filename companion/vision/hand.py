@@ -8,13 +8,14 @@ warm light can look like skin and is as big as a hand, but it lies within the bo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.colour import BACKGROUND, UNKNOWN, unpack_bgr
+from companion.vision.colour import BACKGROUND, L_WEIGHT, UNKNOWN, Lab, unpack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 
 Image = npt.NDArray[Any]
@@ -68,44 +69,94 @@ def skin_box(
     return (l0, a0, b0), (l1, a1, b1)
 
 
+# Lab's a and b of a colour under a light's tint shift in proportion to (L* + 16), that is
+# to its 8-bit lightness plus this: a dark skin shows less of the cast than the markers' paper.
+_LAB_OFFSET = 16.0 * 255.0 / 100.0
+
+
+def paper_lightness(paper: Image) -> float:
+    """The 8-bit Lab lightness of the markers' paper (N x 3 Lab pixels, as for
+    :func:`white_cast`): the median of their lightest 30 % (255 when there is too little)."""
+    if paper.shape[0] < 16:
+        return 255.0
+    light = paper[:, 0]
+    bright = light[light >= _percentile(np.bincount(light, minlength=256), 70.0)]
+    return _percentile(np.bincount(bright, minlength=256), 50.0)
+
+
 def skin_mask(
-    lab: Image, cast: tuple[float, float] = (0.0, 0.0), config: VisionConfig = DEFAULT_CONFIG
+    lab: Image,
+    cast: tuple[float, float] = (0.0, 0.0),
+    config: VisionConfig = DEFAULT_CONFIG,
+    paper: float | None = None,
 ) -> Image:
-    """Skin pixels of an OpenCV 8-bit Lab image under light of that ``cast``."""
-    low, high = skin_box(cast, config)
-    out: Image = cv2.inRange(np.ascontiguousarray(lab), low, high) > 0
-    return out
+    """Skin pixels of an OpenCV 8-bit Lab image under light of that ``cast`` (see
+    :func:`white_cast`). With the ``paper``'s lightness (:func:`paper_lightness`), the cast
+    is taken off each pixel in proportion to its lightness (a tint shifts a and b so; the
+    cast is the paper's); without, whole."""
+    if paper is None:
+        low, high = skin_box(cast, config)
+        out: Image = cv2.inRange(np.ascontiguousarray(lab), low, high) > 0
+        return out
+    f = lab.astype(np.float32)
+    scale = (f[..., 0] + _LAB_OFFSET) / (paper + _LAB_OFFSET)
+    a = f[..., 1] - cast[0] * scale
+    b = f[..., 2] - cast[1] * scale
+    lo_a, hi_a = config.skin_a
+    lo_b, hi_b = config.skin_b
+    inside: Image = (a > lo_a) & (a < hi_a) & (b > lo_b) & (b < hi_b) & (f[..., 0] > config.skin_l)
+    return inside
+
+
+def board_print(lab: Image, board: Sequence[Lab], config: VisionConfig = DEFAULT_CONFIG) -> Image:
+    """Pixels (OpenCV 8-bit Lab) within ``config.hand_print_distance`` of one of the board's
+    own colours (the calibration's, seen under this light)."""
+    near = np.zeros(lab.shape[:-1], bool)
+    f = lab.astype(np.float32)
+    for ref in board:
+        d2 = (L_WEIGHT * (f[..., 0] - ref[0])) ** 2 + (f[..., 1] - ref[1]) ** 2
+        d2 += (f[..., 2] - ref[2]) ** 2
+        near |= d2 < config.hand_print_distance**2
+    return near
 
 
 class SkinColours:
-    """Which BGR colours are skin (:func:`skin_mask` of their Lab): under light of the frame's
-    cast, and under neutral light. A cache over all 24-bit colours (packed as
-    colour.pack_bgr packs them), filled as colours are first seen, started again when the
-    cast moves the skin box: a frame's skin is one lookup, not a Lab conversion."""
+    """Which BGR colours are skin: under light of the frame's cast (:func:`skin_mask` of their
+    Lab, with the paper's lightness) and not the board's own print (:func:`board_print`: in
+    warm light a beige frame or a peach region is skin-coloured, and as big as an arm), and
+    skin under neutral light. A cache over all 24-bit colours (packed as colour.pack_bgr
+    packs them), filled as colours are first seen, started again when the cast or the
+    paper's lightness changes: a frame's skin is one lookup, not a Lab conversion."""
 
     _KNOWN, _CAST, _NEUTRAL = 1, 2, 4
 
-    def __init__(self, config: VisionConfig = DEFAULT_CONFIG) -> None:
+    def __init__(self, config: VisionConfig = DEFAULT_CONFIG, board: Sequence[Lab] = ()) -> None:
         self.config = config
-        self._neutral = skin_box(config=config)
-        self._box: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
+        self.board = tuple(board)
+        self._light: tuple[float, float, float] | None = None
         self._table = np.zeros(1 << 24, np.uint8)
 
-    def masks(self, packed: Image, cast: tuple[float, float]) -> tuple[Image, Image]:
-        """Skin under the cast, and under neutral light, of packed BGR pixels."""
-        box = skin_box(cast, self.config)
-        if box != self._box:
+    def masks(
+        self, packed: Image, cast: tuple[float, float], paper: float = 255.0
+    ) -> tuple[Image, Image]:
+        """Skin under the cast (not the board's print), and under neutral light, of packed
+        BGR pixels."""
+        light = (cast[0], cast[1], paper)
+        if light != self._light:
             self._table[:] = 0
-            self._box = box
+            self._light = light
         bits = np.take(self._table, packed)
         missing = bits == 0
         if cv2.countNonZero(missing.view(np.uint8)):
             keys = packed[missing]
             lab = cv2.cvtColor(unpack_bgr(keys)[:, None], cv2.COLOR_BGR2Lab)
+            under = skin_mask(lab, cast, self.config, paper) & ~board_print(
+                lab, self.board, self.config
+            )
             new = (
                 self._KNOWN
-                | (self._CAST * (cv2.inRange(lab, *box)[:, 0] > 0))
-                | (self._NEUTRAL * (cv2.inRange(lab, *self._neutral)[:, 0] > 0))
+                | (self._CAST * under[:, 0])
+                | (self._NEUTRAL * skin_mask(lab, config=self.config)[:, 0])
             ).astype(np.uint8)
             self._table[keys] = new
             bits[missing] = new
@@ -153,8 +204,10 @@ def hand_check(
         return None
     # One blob must be that big by itself (scattered odd pixels joined by a grey mat are no
     # hand), and reach off the board. What joins a blob to the world outside the board: skin
-    # or anything unknown on the board's frame (a sleeve), skin off the board (the forearm).
-    reach = strange | (unknown & hand_zone) | (skin_any & outside)
+    # or anything unknown on the board's frame (a sleeve), skin off the board (the forearm) or
+    # over what the blob itself leaves out: an arm reaching in past El Grande's tower or over
+    # a marker crosses them (the tower's brown sides, skin-coloured, are no hand by themselves).
+    reach = strange | (unknown & hand_zone) | (skin_any & ~hand_zone)
     reach = cv2.bitwise_or(cv2.morphologyEx(reach.astype(np.uint8), cv2.MORPH_OPEN, kernel), blobs)
     border = np.zeros_like(outside)
     border[0, :] = border[-1, :] = border[:, 0] = border[:, -1] = True

@@ -153,11 +153,26 @@ def fit_homography(
     seen = sorted(i for i in board_markers if i in detected)
     src = np.concatenate([board_markers[i] for i in seen])
     dst = np.concatenate([undistort(detected[i], lens) for i in seen])
-    h, _ = cv2.findHomography(src, dst, cv2.RANSAC, 3.0)
+    h, inliers = cv2.findHomography(src, dst, cv2.RANSAC, 3.0)
+    # RANSAC leaves out a marker that moved or was misread (its corners all off); under a
+    # distorting lens no homography fits every corner to 3 px, and it keeps about two of
+    # each marker's. But with three markers it may keep one marker and a corner of another,
+    # which puts the rest of the board hundreds of pixels off (hard Carolus seed 33). Unless
+    # three markers keep two corners or more, all the corners are fitted by least squares.
+    if h is None or _markers_kept(inliers) < min(3, len(seen)):
+        h, _ = cv2.findHomography(src, dst, 0)
     if h is None:
         raise MarkersNotFound([], sorted(detected))
     result: FloatArray = h / h[2, 2]
     return result
+
+
+def _markers_kept(inliers: FloatArray | None) -> int:
+    """How many markers (four corners each, in order) kept two corners or more."""
+    if inliers is None:
+        return 0
+    per_marker = np.asarray(inliers).reshape(-1, 4).sum(axis=1)
+    return int((per_marker >= 2).sum())
 
 
 def project(

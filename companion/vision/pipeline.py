@@ -51,7 +51,7 @@ from companion.vision.figures import (
 )
 from companion.vision.fringe import drop_fringes
 from companion.vision.geometry import Geometry, build_geometry, locate_movables
-from companion.vision.hand import SkinColours, hand_check, white_cast
+from companion.vision.hand import SkinColours, hand_check, paper_lightness, white_cast
 from companion.vision.layout import Layout, Pose
 from companion.vision.masks import PerLabel, block_order
 from companion.vision.mosaic import Mosaic, cut
@@ -145,7 +145,7 @@ class Reader:
         # A calibrated factor is trusted more: a frame may move it only a little.
         self.spread = 1.15
         self.last_factors: dict[str, float] = {}
-        self._skin = SkinColours(config)
+        self._skin = SkinColours(config, self.colours.background)
         self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None
         self._tiles: TileView | None = None
@@ -194,10 +194,10 @@ class Reader:
         cv2.bitwise_and(labels, geo.readable, dst=labels)
         game = self.layout.game
         half = np.s_[::2, ::2]  # the hand check looks at every other pixel of every other row
-        cast = white_cast(lab_of(np.take(packed, geo.white)))
+        paper = lab_of(np.take(packed, geo.white))
         hand = hand_check(
             labels[half],
-            self._skin.masks(packed[half], cast),
+            self._skin.masks(packed[half], white_cast(paper), paper_lightness(paper)),
             geo.hand_zone,
             geo.area_zone,
             geo.outside,

@@ -461,20 +461,40 @@ def test_warm_light_is_taken_off_skin_by_the_markers_white() -> None:
 @pytest.mark.parametrize("cast", [(0.0, 0.0), (9.5, -4.0)])
 def test_skin_colours_are_the_skin_of_their_lab(cast: tuple[float, float]) -> None:
     from companion.vision.colour import pack_bgr
-    from companion.vision.hand import SkinColours, skin_mask
+    from companion.vision.hand import SkinColours, board_print, skin_mask
 
     rng = np.random.default_rng(3)
     bgr = rng.integers(0, 256, (60, 80, 3), dtype=np.uint8)
     bgr[:20] = rng.integers((60, 100, 150), (140, 170, 240), (20, 80, 3))  # many skin tones
     lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
-    skin = SkinColours()
+    board = (tuple(float(v) for v in lab[3, 5]),)  # one of them is the board's own colour
+    skin = SkinColours(board=board)
+    print_ = board_print(lab, board)
+    assert print_[3, 5]
     for _ in range(2):  # colours first seen, then from the cache
-        under_cast, neutral = skin.masks(pack_bgr(bgr), cast)
-        assert np.array_equal(under_cast, skin_mask(lab, cast))
+        under_cast, neutral = skin.masks(pack_bgr(bgr), cast, 230.0)
+        assert np.array_equal(under_cast, skin_mask(lab, cast, paper=230.0) & ~print_)
         assert np.array_equal(neutral, skin_mask(lab))
         assert under_cast.any()
     warmer = (cast[0] + 6.0, cast[1] + 3.0)  # another cast: the box moves, the cache restarts
-    assert np.array_equal(skin.masks(pack_bgr(bgr), warmer)[0], skin_mask(lab, warmer))
+    want = skin_mask(lab, warmer, paper=200.0) & ~print_
+    assert np.array_equal(skin.masks(pack_bgr(bgr), warmer, 200.0)[0], want)
+
+
+def test_a_dark_skin_shows_less_of_the_cast_than_the_paper() -> None:
+    from companion.vision.hand import skin_mask
+
+    # Hard seed 19's pinkish light: the markers' paper (lightness 220) shows a cast of
+    # (+11, -7); an arm in the shade (lightness 100) shows about half of it. Taking the
+    # paper's whole cast off took the arm out of skin, and the frame was read.
+    arm = np.array([[[100, 128 + 13, 128 + 20]]], np.uint8)
+    cast = (11.0, -7.0)
+    assert not skin_mask(arm, cast)[0, 0]
+    assert skin_mask(arm, cast, paper=220.0)[0, 0]
+    # At the paper's own lightness the whole cast comes off: a warm-lit beige is no skin.
+    beige = np.array([[[220, 128 + 15, 128 + 12]]], np.uint8)
+    assert skin_mask(beige, (0.0, 0.0))[0, 0]
+    assert not skin_mask(beige, cast, paper=220.0)[0, 0]
 
 
 def test_white_cast_percentiles_are_numpys() -> None:
