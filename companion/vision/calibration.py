@@ -69,6 +69,9 @@ class Calibration:
     # Carolus: where each territory tile and court card lay (board mm, degrees) when calibrated:
     # a frame that does not show a marker is read with the tile where it was.
     movables: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
+    # Carolus: the seats whose court cards the set-up position puts on the table (one per
+    # player): a card among them whose marker is not seen is reported, not silently unread.
+    courts_in_play: tuple[int, ...] = ()
 
     def __repr__(self) -> str:
         w, h = self.image_size
@@ -99,6 +102,7 @@ class Calibration:
             "sampled": list(self.sampled),
             "factors": {c: round(f, 4) for c, f in self.factors.items()},
             "movables": {k: [round(v, 2) for v in pose] for k, pose in self.movables.items()},
+            "courts_in_play": list(self.courts_in_play),
         }
 
     def save(self, path: str | Path) -> None:
@@ -139,6 +143,7 @@ class Calibration:
                     str(k): (float(v[0]), float(v[1]), float(v[2]))
                     for k, v in dict(data.get("movables", {})).items()
                 },
+                courts_in_play=tuple(int(s) for s in data.get("courts_in_play", ())),
             )
         except CalibrationError:
             raise
@@ -217,6 +222,21 @@ def small_cube_warning(
         f"needs {config.min_cube_px:g} px or more to count touching cubes: use a higher camera "
         "resolution (e.g. 1920x1080) or bring the camera closer (hardware/camera.md)"
     )
+
+
+def missing_courts(calibration: Calibration, layout: Layout) -> dict[int, str]:
+    """Court cards in play whose markers the calibration did not find: seat -> a sentence for
+    the user."""
+    out = {}
+    for seat in calibration.courts_in_play:
+        if f"court_{seat}" not in calibration.movables:
+            marker = layout.court_marker(seat).id
+            out[seat] = (
+                f"court card of seat {seat} (marker {marker}) not found in the set-up frame: its "
+                "rows are read only once its marker is seen; check that it is in view and "
+                "uncovered, or calibrate again"
+            )
+    return out
 
 
 def uncalibrated(
@@ -370,9 +390,13 @@ def calibrate(
         piece_distance=config.reject_distance * 0.8,
     )
     model = ColourModel(pieces, bg, config.reject_distance, config.background_distance)
+    players = setup.get("players", []) if layout.game == "carolus-magnus" else []
     made = replace(
         _make(image, layout, h, detected, model, lens, tuple(sorted(refs))),
         movables=base.movables,
+        courts_in_play=tuple(
+            c.seat for c in layout.courts if isinstance(players, list) and c.seat <= len(players)
+        ),
     )
     # How big one cube top reads in each colour, measured where the set-up spreads them out.
     from companion.vision.pipeline import Reader

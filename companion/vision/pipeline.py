@@ -228,10 +228,17 @@ class Reader:
                 self.config,
             )
         obs = self._read_pieces(frame, small, labels, pieces, dark, geo, tiles or {}, frames)
-        if assumed:
+        # A court card in play never seen (not at calibration, not now) is no place at all.
+        lost = [s for s in self.calibration.courts_in_play if s not in (courts or {})]
+        if assumed or lost:
             unread = dict(obs.unread)
             for key in assumed:
                 unread[key] = "marker not seen; read where it lay before"
+            for seat in lost:
+                unread[f"court_{seat}"] = (
+                    f"court card marker {self.layout.court_marker(seat).id} not seen: its rows "
+                    "are not read"
+                )
             obs = replace(obs, unread=unread)
         return obs
 

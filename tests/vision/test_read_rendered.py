@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from benchmarks.bench_vision import POSITIONS, calibrated
-from companion.vision.calibration import calibrate
+from companion.vision.calibration import calibrate, missing_courts
 from companion.vision.layout import load_layout
 from companion.vision.pipeline import Reader
 from companion.vision.still import StillGate
@@ -68,6 +68,20 @@ def test_carolus_counts_under_hard_light_blur_and_noise(seed: int) -> None:
     obs, truth, _ = read_case("carolus-magnus", seed, HARD)
     assert not obs.occluded
     assert {a: dict(c) for a, c in obs.counts.items() if c} == truth["counts"]
+
+
+def test_a_court_card_whose_marker_is_never_seen_is_reported() -> None:
+    """Hard Carolus seed 16: court card 1's marker is found neither at calibration nor in
+    the frame; its rows cannot be read, and the user is told so instead of reading 0."""
+    layout = load_layout("carolus-magnus")
+    setup, _ = POSITIONS["carolus-magnus"](16)
+    calibration = calibrated(layout, setup, 16, HARD)
+    assert calibration.courts_in_play == (1, 2)
+    assert "court card of seat 1 (marker 30)" in missing_courts(calibration, layout)[1]
+    obs, truth, _ = read_case("carolus-magnus", 16, HARD)
+    assert "marker 30 not seen" in obs.unread["court_1"]
+    assert "court_2" not in obs.unread  # seen: read as usual
+    assert truth["counts"].get("court_2") == {c: n for c, n in obs.counts["court_2"].items() if n}
 
 
 @pytest.mark.parametrize("game", ["el-grande", "carolus-magnus"])
