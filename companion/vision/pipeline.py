@@ -57,6 +57,7 @@ from companion.vision.layout import Layout, Pose
 from companion.vision.masks import PerLabel, block_order
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
+from companion.vision.shadows import clear_shadows
 from companion.vision.standing import feet_of, foot_of, top_of
 from companion.vision.still import is_moving, median_frame, thumbnail
 
@@ -146,7 +147,10 @@ class Reader:
         # A calibrated factor is trusted more: a frame may move it only a little.
         self.spread = 1.15
         self.last_factors: dict[str, float] = {}
-        self._skin = SkinColours(config, self.colours.background)
+        board_print = calibration.board_print
+        self._skin = SkinColours(
+            config, self.colours.background if board_print is None else board_print
+        )
         self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None
         self._tiles: TileView | None = None
@@ -211,6 +215,8 @@ class Reader:
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
+        if game == "el-grande" and "black" in self.colours.names:
+            clear_shadows(small, labels, self.colours.label("black"), geo, self.config)
         pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
         # Black pieces under glare are grey: if the king or the black grande is not clearly
         # among the black pixels, they are looked for on the whole working image, among the
