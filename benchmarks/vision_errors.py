@@ -35,15 +35,17 @@ def cached_render(
     seed: int,
     cond: Conditions,
     dice: list[str] | None = None,
+    hand: bool = False,
 ) -> tuple[Any, dict[str, Any]]:
-    key = json.dumps([position, layout.name, seed, cond.to_json()], sort_keys=True)
+    parts: list[Any] = [position, layout.name, seed, cond.to_json()]
+    key = json.dumps([*parts, "hand"] if hand else parts, sort_keys=True)
     if dice is not None:
         key += json.dumps(dice)
     path = CACHE / (hashlib.sha1(key.encode()).hexdigest() + ".pickle")
     if path.exists():
         image, truth = pickle.loads(path.read_bytes())
         return image, truth
-    image, truth = render(position, layout, seed=seed, conditions=cond, dice=dice)
+    image, truth = render(position, layout, seed=seed, conditions=cond, dice=dice, hand=hand)
     CACHE.mkdir(parents=True, exist_ok=True)
     path.write_bytes(pickle.dumps((image, truth)))
     return image, truth

@@ -9,32 +9,14 @@ position and which hand-free frames it takes for a hand (a tool for working on t
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
-import pickle
-from typing import Any
 
 from benchmarks.bench_vision import POSITIONS
-from benchmarks.vision_errors import CACHE, cached_render
+from benchmarks.vision_errors import cached_render
 from companion.errors import CompanionError
 from companion.vision.calibration import calibrate
-from companion.vision.layout import Layout, load_layout
+from companion.vision.layout import load_layout
 from companion.vision.pipeline import Reader
-from companion.vision.synth import PRESETS, Conditions, render
-
-
-def hand_render(
-    position: dict[str, Any], layout: Layout, seed: int, cond: Conditions
-) -> tuple[Any, dict[str, Any]]:
-    key = json.dumps([position, layout.name, seed, cond.to_json(), "hand"], sort_keys=True)
-    path = CACHE / (hashlib.sha1(key.encode()).hexdigest() + ".pickle")
-    if path.exists():
-        image, truth = pickle.loads(path.read_bytes())
-        return image, truth
-    image, truth = render(position, layout, seed=seed, conditions=cond, hand=True)
-    CACHE.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(pickle.dumps((image, truth)))
-    return image, truth
+from companion.vision.synth import PRESETS
 
 
 def main() -> None:
@@ -62,7 +44,7 @@ def main() -> None:
             if obs.occluded:
                 taken += 1
                 print(f"{game} {seed:2d}: no hand, taken for one: {obs.unread['board']}")
-            image, truth = hand_render(position, layout, seed, cond)
+            image, truth = cached_render(position, layout, seed, cond, hand=True)
             if not truth["occluded"]:
                 continue
             hands += 1
