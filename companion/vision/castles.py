@@ -31,7 +31,7 @@ from companion.vision.config import VisionConfig
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
 from companion.vision.local_print import GREY, lab_distance, local_print, median_u8
-from companion.vision.masks import components, fill_small_holes
+from companion.vision.masks import components, fill_small_holes, nonzero
 
 Image = npt.NDArray[Any]
 FloatArray = npt.NDArray[Any]
@@ -289,7 +289,7 @@ def castle_blobs(
         dist = cv2.distanceTransform(np.pad(blob.astype(np.uint8), 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
         cx, cy = float(centroids[i][0]), float(centroids[i][1])
         # The body: the middle of the blob's thickest part.
-        ys, xs = np.nonzero(dist >= max(1.0, float(dist.max()) - config.castle_core * width))
+        ys, xs = nonzero(dist >= max(1.0, float(dist.max()) - config.castle_core * width))
         core = (ys + y) * bw + (xs + x)
         beside = min(int(cy), bh - 1) * bw + min(int(cx), bw - 1)
         out.append(

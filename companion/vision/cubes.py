@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.masks import PerLabel, block_order, pack_boxes
+from companion.vision.masks import PerLabel, block_order, nonzero, pack_boxes
 
 U8Image = npt.NDArray[Any]
 F32Image = npt.NDArray[Any]
@@ -248,13 +248,16 @@ def _tops(
     deepest = PerLabel(patches.label[deep], patches.n).min(position[deep])
     ty, tx = yx[0][chosen[deepest]], yx[1][chosen[deepest]]
     sizes = patches.count
+    # Each top's pixels, top by top (one stable sort, not a scan of all pixels per top).
+    by_top = np.argsort(patches.label, kind="stable")
+    ends = np.cumsum(sizes)
     for j in kept[np.argsort(first[kept], kind="stable")].tolist():  # raster order, as OpenCV
         area, o = float(sizes[j]), int(owner[j])
         length = width = float(np.sqrt(area))
         cells = 1
         # A top as big as a cube's or more may be several cubes': its shape says how many.
         if area >= config.top_shape_from * fp[o]:
-            mine = patches.label == j
+            mine = by_top[ends[j] - sizes[j] : ends[j]]
             ys, xs = qy[mine], qx[mine]
             part = np.zeros((int(ys.max() - ys.min()) + 1, int(xs.max() - xs.min()) + 1), np.uint8)
             part[ys - ys.min(), xs - xs.min()] = 1
@@ -422,7 +425,9 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
         for j in range(across):
             cx, cy = origin + u * ((i + 0.5) / along) + v * ((j + 0.5) / across)
             ix, iy = min(max(round(float(cx)), 0), w - 1), min(max(round(float(cy)), 0), h - 1)
-            cells += bool(part[max(iy - 1, 0) : iy + 2, max(ix - 1, 0) : ix + 2].mean() >= 0.5)
+            # (Half or more of the 3x3 pixels round it: counted, not averaged, the same test.)
+            near = part[max(iy - 1, 0) : iy + 2, max(ix - 1, 0) : ix + 2]
+            cells += 2 * cv2.countNonZero(near) >= near.size
     return length, width, max(1, cells)
 
 
@@ -455,7 +460,7 @@ def find_blobs(
 
 
 def _split(comp: U8Image, k: int, x0: int, y0: int) -> tuple[tuple[float, float], ...]:
-    ys, xs = np.nonzero(comp)
+    ys, xs = nonzero(comp)
     pts = np.stack([xs, ys], axis=1).astype(np.float32)
     if pts.shape[0] < k:
         c = pts.mean(axis=0)
