@@ -80,7 +80,10 @@ class Top(NamedTuple):
     cells: int  # cube-sized cells of that rectangle the top covers (see top_shape)
 
     def moved(self, dx: float, dy: float) -> Top:
-        return self._replace(x=self.x + dx, y=self.y + dy)
+        # (Built directly: NamedTuple._replace costs several times as much.)
+        return Top(
+            self.area, self.thick, self.x + dx, self.y + dy, self.length, self.width, self.cells
+        )
 
 
 @dataclass(frozen=True)
@@ -174,16 +177,24 @@ def measure_planes(
         g = group_map.ravel()[local]
         inner = comps.min(block_order(wx - origin[g, 0], wy - origin[g, 1], wide))
         order = np.lexsort((inner, rank[g[first]], plane[first]))
+    # (Python lists: one conversion each, not a NumPy scalar per component and value.)
+    top_y, bottom_y, on_plane = py[first].tolist(), py[last].tolist(), plane[first].tolist()
+    lefts, rights, dxs, dys = left.tolist(), right.tolist(), shift_x.tolist(), shift_y.tolist()
+    xs, ys, areas, fps, sides = (
+        cx.tolist(),
+        cy.tolist(),
+        counted.tolist(),
+        fp.tolist(),
+        side.tolist(),
+    )
     for i in order.tolist():
-        y0, y1 = int(py[first[i]]), int(py[last[i]])
-        x0, x1 = int(left[i]), int(right[i])
+        y0, y1, x0, x1 = top_y[i], bottom_y[i], lefts[i], rights[i]
         part = (comp_map[y0 : y1 + 1, x0 : x1 + 1] == i + 1).astype(np.uint8)
-        dx, dy = int(shift_x[i]), int(shift_y[i])
+        dx, dy = dxs[i], dys[i]
         box = (x0 + dx, y0 + dy, x1 - x0 + 1, y1 - y0 + 1)
-        centroid = (float(cx[i]), float(cy[i]))
         its = tuple(t.moved(dx, dy) for t in tops[i])
-        patch = Patch(float(counted[i]), centroid, box, float(fp[i]), float(side[i]), part, its)
-        out[int(plane[first[i]])].append(patch)
+        patch = Patch(float(areas[i]), (xs[i], ys[i]), box, fps[i], sides[i], part, its)
+        out[on_plane[i]].append(patch)
     return out
 
 
@@ -256,18 +267,22 @@ def _tops(
     ys_by, xs_by = qy[by_top], qx[by_top]
     y_lo, y_hi = np.minimum.reduceat(ys_by, starts), np.maximum.reduceat(ys_by, starts)
     x_lo, x_hi = np.minimum.reduceat(xs_by, starts), np.maximum.reduceat(xs_by, starts)
+    # (Python lists: one conversion each, not a NumPy scalar per top and value.)
+    counts, owners, deepest_x, deepest_y = sizes.tolist(), owner.tolist(), tx.tolist(), ty.tolist()
+    depths, fps, sides = best.tolist(), fp.tolist(), side.tolist()
     for j in kept[np.argsort(first[kept], kind="stable")].tolist():  # raster order, as OpenCV
-        area, o = float(sizes[j]), int(owner[j])
+        area, o = float(counts[j]), owners[j]
         length = width = math.sqrt(area)
         cells = 1
         # A top as big as a cube's or more may be several cubes': its shape says how many.
-        if area >= config.top_shape_from * fp[o]:
-            mine = np.s_[starts[j] : starts[j] + sizes[j]]
+        if area >= config.top_shape_from * fps[o]:
+            mine = np.s_[starts[j] : starts[j] + counts[j]]
             y0, x0 = int(y_lo[j]), int(x_lo[j])
             part = np.zeros((int(y_hi[j]) - y0 + 1, int(x_hi[j]) - x0 + 1), np.uint8)
             part[ys_by[mine] - y0, xs_by[mine] - x0] = 1
-            length, width, cells = top_shape(part, float(side[o]), config)
-        tops[o].append(Top(area, float(best[j]), float(tx[j]), float(ty[j]), length, width, cells))
+            length, width, cells = top_shape(part, sides[o], config)
+        x, y = float(deepest_x[j]), float(deepest_y[j])
+        tops[o].append(Top(area, depths[j], x, y, length, width, cells))
     return counted.astype(np.float64), tops
 
 
