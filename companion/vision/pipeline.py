@@ -30,6 +30,7 @@ from companion.vision.calibration import Calibration
 from companion.vision.castles import TileView, read_castles
 from companion.vision.colour import pack_bgr, unpack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
+from companion.vision.court_rows import CourtRow, count_rows, court_rows
 from companion.vision.cubes import (
     Blob,
     Patch,
@@ -149,6 +150,7 @@ class Reader:
         self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None
         self._tiles: TileView | None = None
+        self._rows: tuple[CourtRow, ...] = ()
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
 
     def geometry(
@@ -160,6 +162,9 @@ class Reader:
                 self.calibration, self.layout, tiles, courts, self.config
             )
             self._tiles = TileView.of(self._geometry)
+            self._rows = court_rows(
+                self.calibration, self._geometry, self.layout, courts or {}, self.config
+            )
             self._movables = key
         return self._geometry
 
@@ -450,6 +455,16 @@ class Reader:
                     flags.setdefault(pid, []).append(
                         f"{colour}: area says {round(blob.estimate)}, tops say {blob.seeds}"
                     )
+
+        # Court rows: their cubes line up along the row, blurred into one bar that tops and
+        # areas under-count; the row's filled length says how many (court_rows.py).
+        for (pid, colour), n in count_rows(
+            self._rows, measured, self.calibration, geo, cfg
+        ).items():
+            got = counts[pid].get(colour, 0)
+            if n > got:
+                counts[pid][colour] = n
+                flags.setdefault(pid, []).append(f"{colour}: row's length says {n}, blobs {got}")
 
         dice = read_dice(frame, geo, layout, cfg)
         unread.update(dice.unread)

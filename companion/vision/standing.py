@@ -84,6 +84,14 @@ def _camera(calibration: Calibration, config: VisionConfig) -> tuple[Any, Any, A
     return calibration.h, lens, camera_matrix(calibration.h, calibration.image_size, config)
 
 
+def raised_view(
+    calibration: Calibration, height: float, config: VisionConfig = DEFAULT_CONFIG
+) -> tuple[FloatArray, Any]:
+    """Board mm -> image pixels of the plane ``height`` mm above the board, and the lens."""
+    h, lens, k = _camera(calibration, config)
+    return raised_homography(h, k, height), lens
+
+
 def foot_of(
     calibration: Calibration,
     geo: Geometry,

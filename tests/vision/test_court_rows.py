@@ -1,0 +1,76 @@
+"""Court rows counted from how far their colour runs along the row (court_rows.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks.bench_vision import POSITIONS, calibrated
+from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.court_rows import CourtRow, filled_length, row_count
+from companion.vision.layout import Pose, load_layout
+from companion.vision.pipeline import Reader
+from companion.vision.synth import HARD, render
+
+CUBE = 10.0
+
+
+def _cube_pixels(starts: list[float], width: float = CUBE) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel centres (u, v) every half millimetre over cubes starting at ``starts``."""
+    us, vs = [], []
+    for s in starts:
+        u, v = np.meshgrid(np.arange(s, s + CUBE, 0.5), np.arange(0, width, 0.5))
+        us.append(u.ravel())
+        vs.append(v.ravel())
+    return np.concatenate(us), np.concatenate(vs)
+
+
+def test_a_row_of_touching_cubes_fills_its_length() -> None:
+    u, v = _cube_pixels([30.0, 40.6, 51.2])
+    length = filled_length(u, v, CUBE, 0.5)
+    assert length == pytest.approx(31.2, abs=1.0)
+
+
+def test_thin_halo_and_specks_add_no_length() -> None:
+    u, v = _cube_pixels([30.0, 40.6])
+    # A blurred halo one millimetre wide running on past the cubes, and a lone speck.
+    halo_u = np.arange(50.6, 70.0, 0.5)
+    speck_u = np.array([90.0, 90.5, 91.0])
+    u2 = np.concatenate([u, halo_u, speck_u])
+    v2 = np.concatenate([v, np.full(halo_u.size, 4.0), np.full(speck_u.size, 4.0)])
+    assert filled_length(u2, v2, CUBE, 0.5) == pytest.approx(filled_length(u, v, CUBE, 0.5))
+
+
+def test_row_count_is_length_over_pitch_less_the_lean() -> None:
+    cfg = DEFAULT_CONFIG
+    row = CourtRow(
+        "court_1", "red", Pose(0, 0, 0), (20, -36, 140, -21.6), (0.0, 0.0), (0, 0, 1, 1), CUBE, 1.0
+    )
+    pitch = cfg.court_pitch * CUBE
+    extra = cfg.court_row_extra * CUBE
+    for n in range(0, 11):
+        assert row_count(row, n * pitch + extra, cfg) == n
+    # Tops leaning away from the dot show the first cube's side before it: no extra cube.
+    away = CourtRow("court_1", "red", Pose(0, 0, 0), row.bounds, (7.0, 0.0), row.box, CUBE, 1.0)
+    assert row_count(away, 5 * pitch + extra + cfg.court_lean_away * 7.0, cfg) == 5
+    assert row_count(row, 5 * pitch + extra + cfg.court_lean_away * 7.0, cfg) == 5  # < half
+    assert row_count(row, 5 * pitch + extra + 0.6 * pitch, cfg) == 6
+
+
+@pytest.mark.parametrize(
+    ("seed", "court", "colour", "n"), [(1, "court_1", "blue", 3), (4, "court_2", "red", 5)]
+)
+def test_hard_rows_whose_tops_blur_into_one_bar_are_counted_whole(
+    seed: int, court: str, colour: str, n: int
+) -> None:
+    """Hard bench cases whose row the blobs read as 1 and 3 cubes (tops merged, the bar's
+    lightness uneven along it)."""
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](seed)
+    image, truth = render(position, layout, seed=seed, conditions=HARD)
+    obs = Reader(calibrated(layout, setup, seed, HARD), layout).read(image)
+    assert truth["counts"][court][colour] == n
+    assert obs.count(court, colour) == n
+    for area, counts in truth["counts"].items():
+        if area.startswith("court_"):
+            assert {c: obs.count(area, c) for c in counts} == counts
