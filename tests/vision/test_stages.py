@@ -272,6 +272,18 @@ def test_percentiles_and_medians_from_8_bit_counts_are_numpys() -> None:
             assert median_of(counts, GREY) == np.median(GREY[values])
 
 
+@pytest.mark.parametrize("size", [3, 5, 9, 17, 23, 33, 45, 61])
+def test_an_ellipse_dilation_by_rectangles_is_opencvs(size: int) -> None:
+    from companion.vision.masks import dilate_ellipse
+
+    rng = np.random.default_rng(size)
+    mask = (rng.random((90, 120)) > 0.995).astype(np.uint8)
+    cv2.fillConvexPoly(mask, np.array([[30, 20], [100, 15], [95, 70], [25, 80]]), 1)
+    mask[0, 60] = mask[89, 5] = mask[45, 119] = 1  # at the edges too
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    assert np.array_equal(dilate_ellipse(mask, size), cv2.dilate(mask, kernel))
+
+
 def test_only_small_enclosed_holes_are_filled() -> None:
     from companion.vision.masks import fill_small_holes
 
