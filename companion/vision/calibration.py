@@ -8,7 +8,7 @@ the homography estimated again.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,13 @@ class Calibration:
     # Carolus: where each territory tile and court card lay (board mm, degrees) when calibrated:
     # a frame that does not show a marker is read with the tile where it was.
     movables: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
+    # Carolus: the seats whose court cards the set-up position puts on the table (one per
+    # player): a card among them whose marker is not seen is reported, not silently unread.
+    courts_in_play: tuple[int, ...] = ()
+    # Which of the colour model's board colours are the board's own print (None: all, as in
+    # older files); the others are the table, which the lens bends inside the board's outline
+    # (see print_colours).
+    board_print: tuple[Lab, ...] | None = None
 
     def __repr__(self) -> str:
         w, h = self.image_size
@@ -99,6 +106,12 @@ class Calibration:
             "sampled": list(self.sampled),
             "factors": {c: round(f, 4) for c, f in self.factors.items()},
             "movables": {k: [round(v, 2) for v in pose] for k, pose in self.movables.items()},
+            "courts_in_play": list(self.courts_in_play),
+            **(
+                {}
+                if self.board_print is None
+                else {"board_print": [list(ref) for ref in self.board_print]}
+            ),
         }
 
     def save(self, path: str | Path) -> None:
@@ -139,6 +152,10 @@ class Calibration:
                     str(k): (float(v[0]), float(v[1]), float(v[2]))
                     for k, v in dict(data.get("movables", {})).items()
                 },
+                courts_in_play=tuple(int(s) for s in data.get("courts_in_play", ())),
+                board_print=None
+                if data.get("board_print") is None
+                else tuple((float(r[0]), float(r[1]), float(r[2])) for r in data["board_print"]),
             )
         except CalibrationError:
             raise
@@ -219,6 +236,21 @@ def small_cube_warning(
     )
 
 
+def missing_courts(calibration: Calibration, layout: Layout) -> dict[int, str]:
+    """Court cards in play whose markers the calibration did not find: seat -> a sentence for
+    the user."""
+    out = {}
+    for seat in calibration.courts_in_play:
+        if f"court_{seat}" not in calibration.movables:
+            marker = layout.court_marker(seat).id
+            out[seat] = (
+                f"court card of seat {seat} (marker {marker}) not found in the set-up frame: its "
+                "rows are read only once its marker is seen; check that it is in view and "
+                "uncovered, or calibrate again"
+            )
+    return out
+
+
 def uncalibrated(
     image: Image, layout: Layout, lens: hg.Lens | None = None, config: VisionConfig = DEFAULT_CONFIG
 ) -> Calibration:
@@ -226,9 +258,39 @@ def uncalibrated(
     h, detected = locate_board(image, layout, lens)
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
     pieces = nominal_model(piece_colours(layout.game))
-    bg = board_colours(lab, board_mask(lab.shape[:2], h, layout, detected, lens), pieces.pieces)
+    mask = board_mask(lab.shape[:2], h, layout, detected, lens)
+    bg = board_colours(lab, mask, pieces.pieces)
     model = ColourModel(pieces.pieces, bg, config.reject_distance, config.background_distance)
-    return _make(image, layout, h, detected, model, lens, ())
+    made = _make(image, layout, h, detected, model, lens, ())
+    return replace(made, board_print=_print_of(lab, mask, bg, made, layout, config))
+
+
+def _print_of(
+    lab: Image,
+    mask: Image,
+    refs: Sequence[Lab],
+    calibration: Calibration,
+    layout: Layout,
+    config: VisionConfig,
+) -> tuple[Lab, ...]:
+    """:func:`print_colours` of the board but El Grande's Castillo tower (its brown is no
+    print, and may be the table's wood), against a ring config.print_inset cube sides (at
+    the board's middle) wide round the board."""
+    bw, bh = layout.board_size
+    side = float(layout.pieces["cube"]) * hg.local_scale(
+        calibration.h, (bw / 2, bh / 2), calibration.lens
+    )
+    outline = np.zeros(mask.shape, np.uint8)
+    corners = hg.project(calibration.h, [(0, 0), (bw, 0), (bw, bh), (0, bh)], calibration.lens)
+    cv2.fillPoly(outline, [np.round(corners).astype(np.int32)], 255)
+    board = mask.copy()
+    for area in layout.areas_of_kind("castillo"):
+        c = np.array(area.polygon.points, np.float64)
+        grown = c.mean(axis=0) + (c - c.mean(axis=0)) * 2.6  # (as the hand check leaves it out)
+        pts = hg.project(calibration.h, [tuple(p) for p in grown], calibration.lens)
+        cv2.fillPoly(board, [np.round(pts).astype(np.int32)], 0)
+    inset = max(1, round(config.print_inset * side))
+    return print_colours(lab, board, outline, refs, inset, config)
 
 
 def board_mask(
@@ -248,6 +310,44 @@ def board_mask(
         m = c.mean(axis=0)
         cv2.fillConvexPoly(mask, np.round(m + (c - m) * 1.5).astype(np.int32), 0)
     return mask
+
+
+def print_colours(
+    lab: Image,
+    mask: Image,
+    outline: Image,
+    refs: Sequence[Lab],
+    inset: int,
+    config: VisionConfig = DEFAULT_CONFIG,
+) -> tuple[Lab, ...]:
+    """Which board colours (``refs``, from :func:`board_colours` over ``mask``) are the board's
+    own print, not the table: more of the pixels nearest them (within the background
+    distance) lie on the board (``mask``) than in a ring ``inset`` px wide round its
+    ``outline`` (the board's projected outline, filled). Without a lens model the outline is
+    off by up to a few cube sides where the lens bends the board's edge: the table shows
+    inside it, and becomes one of the board's colours; but most of the table lies outside."""
+    if not refs:
+        return ()
+    ring = cv2.dilate(outline, np.ones((2 * inset + 1, 2 * inset + 1), np.uint8)) > 0
+    ring &= outline == 0
+    on = (mask > 0) | ring
+    step = max(1, int(np.count_nonzero(on)) // 60000)
+    pixels = lab[on][::step].astype(np.float32)
+    board = (mask > 0)[on][::step]
+    ref = np.array(refs, np.float32)
+    d = np.stack(
+        [
+            np.sqrt((L_WEIGHT * (pixels[:, 0] - r[0])) ** 2 + ((pixels[:, 1:] - r[1:]) ** 2).sum(1))
+            for r in ref
+        ]
+    )
+    nearest = np.where(d.min(axis=0) <= config.background_distance, d.argmin(axis=0), -1)
+    out = []
+    for i, colour in enumerate(refs):
+        mine = nearest == i
+        if np.count_nonzero(mine & board) > np.count_nonzero(mine & ~board):
+            out.append(colour)
+    return tuple(out)
 
 
 def board_colours(
@@ -363,17 +463,18 @@ def calibrate(
     # The board's colours again, now keeping well clear of the colours as this light shows
     # them (a cluster of shaded cubes must not become "board").
     detected = {i: np.array(c) for i, c in base.markers.items()}
-    bg = board_colours(
-        lab,
-        board_mask(lab.shape[:2], h, layout, detected, lens),
-        pieces,
-        piece_distance=config.reject_distance * 0.8,
-    )
+    mask = board_mask(lab.shape[:2], h, layout, detected, lens)
+    bg = board_colours(lab, mask, pieces, piece_distance=config.reject_distance * 0.8)
     model = ColourModel(pieces, bg, config.reject_distance, config.background_distance)
+    players = setup.get("players", []) if layout.game == "carolus-magnus" else []
     made = replace(
         _make(image, layout, h, detected, model, lens, tuple(sorted(refs))),
         movables=base.movables,
+        courts_in_play=tuple(
+            c.seat for c in layout.courts if isinstance(players, list) and c.seat <= len(players)
+        ),
     )
+    made = replace(made, board_print=_print_of(lab, mask, bg, made, layout, config))
     # How big one cube top reads in each colour, measured where the set-up spreads them out.
     from companion.vision.pipeline import Reader
 

@@ -119,7 +119,12 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from companion.errors import CompanionError
-    from companion.vision.calibration import calibrate, cube_pixels, small_cube_warning
+    from companion.vision.calibration import (
+        calibrate,
+        cube_pixels,
+        missing_courts,
+        small_cube_warning,
+    )
     from companion.vision.layout import load_layout
 
     try:
@@ -147,7 +152,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         f"calibration written to {args.out}: layout {layout.name}, colours sampled: {sampled}; "
         f"cubes {smallest:.1f}-{largest:.1f} px across"
     )
-    warning = small_cube_warning(calibration, layout)
-    if warning is not None:
-        print(f"companion vision calibrate: warning: {warning}", file=sys.stderr)
+    warnings = [
+        small_cube_warning(calibration, layout),
+        *missing_courts(calibration, layout).values(),
+    ]
+    for warning in warnings:
+        if warning is not None:
+            print(f"companion vision calibrate: warning: {warning}", file=sys.stderr)
     return 0

@@ -296,11 +296,29 @@ class VisionConfig:
     # (hard seeds 0-40: that print lies 1.5-4 from its colour, a hand's skin mostly 8 and
     # over; at 7 the frame in a cast shadow was still taken for a hand).
     hand_print_distance: float = 8.0
+    # ... but only the print's colours: the calibration's board colours also hold the table,
+    # which the lens bends up to a few cube sides inside the board's outline (a dark wooden
+    # table as brown as a dark arm: hard El Grande seed 40's hand was read). A board colour
+    # found more in a ring this many cube sides wide round the board than on it is the
+    # table's (calibration.print_colours).
+    print_inset: float = 3.0
     # Skin-like blobs bigger than this many cube footprints over the board mean a hand or arm.
     hand_min_cubes: float = 20.0
     # ... and it must reach in from off the board: within this many cube sides of the board's
     # outline (where the outline may be off) counts as off the board.
     hand_edge_cubes: float = 1.5
+    # El Grande's Castillo tower (mm tall: the renderer draws it 90 mm; measure your own)
+    # leans away from the camera in the image, its brown sides and dark inside as dark as
+    # black cubes: the whole tower as the camera's pose shows it (foot to top) is left
+    # unread, grown by this factor for its shadow's soft edge and the pose's error.
+    tower_height: float = 90.0
+    tower_margin: float = 1.15
+    # Its shadow falls within this many tower heights of its foot (a lamp 45 degrees up or
+    # higher): black there must be darker than a shadow on the print round it
+    # (figures.dark_pieces' test), or beside such pixels (a black cube's blurred rim, this many
+    # cube sides).
+    tower_shadow_reach: float = 1.0
+    shadow_rim: float = 0.3
     # How far (board mm) the markers may seem to move before the homography is re-estimated.
     marker_tolerance_mm: float = 3.0
 

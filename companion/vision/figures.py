@@ -98,6 +98,40 @@ def dark_pieces(lab: Image, labels: Image, geo: Geometry, config: VisionConfig) 
     )
 
 
+def dark_within(
+    image: Image, labels: Image, geo: Geometry, box: tuple[int, int, int, int], config: VisionConfig
+) -> Image:
+    """:func:`dark_pieces` of a box (x, y, w, h) of the working image (BGR ``image``, its
+    ``labels``) over all of the board that is read, converted to Lab there only; the light's
+    cast and paper from the markers. The print is looked at half its window beyond the box
+    too, so a pixel at the box's edge is judged as in the whole image."""
+    window = round(config.dark_piece_window * geo.mm_px)
+    x, y, w, h = box
+    x0, y0 = max(0, x - window // 2), max(0, y - window // 2)
+    x1 = min(image.shape[1], x + w + window // 2)
+    y1 = min(image.shape[0], y + h + window // 2)
+    near = np.s_[y0:y1, x0:x1]
+    lab = cv2.cvtColor(np.ascontiguousarray(image[near]), cv2.COLOR_BGR2Lab)
+    markers = cv2.cvtColor(image.reshape(-1, 1, 3)[geo.white], cv2.COLOR_BGR2Lab)[:, 0]
+    # (Anywhere the board is read, not only over its areas: a cube at a region's edge shows
+    # over the sea or the border beside it.)
+    board = ~geo.ignore[near]
+    cast = np.array(white_cast(markers), np.float32)
+    paper = float(np.percentile(GREY[markers[:, 0]], 85)) if markers.size else 255.0
+    dark = _dark(
+        lab,
+        board & (labels[near] == BACKGROUND),
+        board,
+        cast,
+        paper,
+        window,
+        max(2, round(config.dark_piece_width * math.sqrt(geo.typical_footprint))),
+        config,
+    )
+    out: Image = dark[y - y0 : y - y0 + h, x - x0 : x - x0 + w]
+    return out
+
+
 def _dark(
     lab: Image,
     print_: Image,

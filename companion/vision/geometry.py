@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision import homography as hg
+from companion.vision import standing
 from companion.vision.calibration import Calibration
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.layout import Layout, Polygon, Pose
@@ -59,6 +60,10 @@ class Geometry:
     typical_footprint: float
     tray_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     tile_mask: npt.NDArray[Any] | None = None
+    # Where a tall piece's (the Castillo tower's) shadow may fall: a box (x, y, w, h) of the
+    # working image and the zone within it (empty: no tall piece).
+    shadow_box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    shadow_zone: npt.NDArray[Any] | None = None
     tile_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     # Each tile's marker corners (working px, ArUco order): its paper and ink are the light's
     # white and black references on that tile (castles.py).
@@ -168,9 +173,27 @@ def build_geometry(
     for m in markers:
         cv2.fillConvexPoly(ignore, to_work(_grow(m, 1.25)), 1)
     # The Castillo tower stands there: tall, brown, hollow; nothing on it is read. It leans
-    # away from the camera in the image, so its whole neighbourhood is left out.
+    # away from the camera in the image, so its whole neighbourhood is left out, and all of
+    # the tower as the camera's pose shows it: foot to top, grown by its shadow's soft edge.
     for area in layout.areas_of_kind("castillo"):
         cv2.fillPoly(ignore, [to_work(_grow(area.polygon.points, 1.7))], 1)
+        hull = _standing_hull(calibration, area.polygon.points, config.tower_height, config)
+        cv2.fillConvexPoly(ignore, to_work(_grow(hull, config.tower_margin)), 1)
+    # ... and its shadow falls somewhere round it (the lamp may stand anywhere), as dark as
+    # black on the pale print: there black must be darker than a shadow (shadows.py).
+    shadow = np.zeros_like(ignore)
+    far = config.tower_shadow_reach * config.tower_height
+    for area in layout.areas_of_kind("castillo"):
+        ring = [
+            (x + far * math.cos(t), y + far * math.sin(t))
+            for x, y in area.polygon.points
+            for t in _ANGLES
+        ]
+        around = cv2.convexHull(np.array(ring, np.float32)).reshape(-1, 2)
+        cv2.fillConvexPoly(shadow, to_work([(float(x), float(y)) for x, y in around]), 1)
+    shadow[ignore > 0] = 0
+    shadow_box = _box(shadow)
+    sx, sy, sw, sh = shadow_box
     # A court card's printed colour dots are no cubes: only its rows are read.
     if layout.court_card is not None:
         for pose in (courts or {}).values():
@@ -212,6 +235,8 @@ def build_geometry(
         white=np.flatnonzero(white),
         typical_footprint=float(np.median((side * side)[on_board])) if on_board.any() else 81.0,
         tray_box=_box(tray) if tray is not None else (0, 0, 0, 0),
+        shadow_box=shadow_box,
+        shadow_zone=shadow[sy : sy + sh, sx : sx + sw] > 0,
         tile_mask=tile_mask if tile_mask.any() else None,
         tile_box=_box(tile_mask.astype(np.uint8)),
         tile_markers={
@@ -231,6 +256,22 @@ def build_geometry(
         tray=tray,
         mm_px=cube_px * scale / cube_mm,
     )
+
+
+def _standing_hull(
+    calibration: Calibration,
+    foot: Sequence[tuple[float, float]],
+    height: float,
+    config: VisionConfig,
+) -> list[tuple[float, float]]:
+    """Board-mm outline (convex hull) of where a piece standing on ``foot``, ``height`` mm
+    tall, shows in the image: its foot and its top, raised by the camera's pose (standing.py),
+    brought back down to the board's plane."""
+    raised, lens = standing.raised_view(calibration, height, config)
+    top = hg.unproject(calibration.h, hg.project(raised, foot, lens), lens)
+    points = np.vstack([np.asarray(foot, np.float64), top]).astype(np.float32)
+    hull = cv2.convexHull(points).reshape(-1, 2)
+    return [(float(x), float(y)) for x, y in hull]
 
 
 def _box(mask: Image) -> tuple[int, int, int, int]:

@@ -111,24 +111,33 @@ def skin_mask(
 def board_print(lab: Image, board: Sequence[Lab], config: VisionConfig = DEFAULT_CONFIG) -> Image:
     """Pixels (OpenCV 8-bit Lab) within ``config.hand_print_distance`` of one of the board's
     own colours (the calibration's, seen under this light)."""
+    return near_print(lab, board, config.hand_print_distance)
+
+
+def near_print(lab: Image, board: Sequence[Lab], distance: float) -> Image:
+    """Pixels (OpenCV 8-bit Lab) within ``distance`` (Lab, lightness weighed half) of one of
+    the ``board``'s colours."""
     near = np.zeros(lab.shape[:-1], bool)
     f = lab.astype(np.float32)
     for ref in board:
         d2 = (L_WEIGHT * (f[..., 0] - ref[0])) ** 2 + (f[..., 1] - ref[1]) ** 2
         d2 += (f[..., 2] - ref[2]) ** 2
-        near |= d2 < config.hand_print_distance**2
+        near |= d2 < distance**2
     return near
 
 
 class SkinColours:
     """Which BGR colours are skin: under light of the frame's cast (:func:`skin_mask` of their
     Lab, with the paper's lightness) and not the board's own print (:func:`board_print`: in
-    warm light a beige frame or a peach region is skin-coloured, and as big as an arm), and
-    skin under neutral light. A cache over all 24-bit colours (packed as colour.pack_bgr
-    packs them), filled as colours are first seen, started again when the cast or the
-    paper's lightness changes: a frame's skin is one lookup, not a Lab conversion."""
+    warm light a beige frame or a peach region is skin-coloured, and as big as an arm); skin
+    under neutral light; and that skin far from the board's print (the colour model's board
+    colours also hold the table the lens bends inside the board's outline: an arm of its
+    colour is no print). ``board``: the board's print colours (calibration's
+    ``board_print``). A cache over all 24-bit colours (packed as colour.pack_bgr packs them),
+    filled as colours are first seen, started again when the cast or the paper's lightness
+    changes: a frame's skin is one lookup, not a Lab conversion."""
 
-    _KNOWN, _CAST, _NEUTRAL = 1, 2, 4
+    _KNOWN, _CAST, _NEUTRAL, _OFF_PRINT = 1, 2, 4, 8
 
     def __init__(self, config: VisionConfig = DEFAULT_CONFIG, board: Sequence[Lab] = ()) -> None:
         self.config = config
@@ -138,9 +147,10 @@ class SkinColours:
 
     def masks(
         self, packed: Image, cast: tuple[float, float], paper: float = 255.0
-    ) -> tuple[Image, Image]:
-        """Skin under the cast (not the board's print), and under neutral light, of packed
-        BGR pixels."""
+    ) -> tuple[Image, Image, Image]:
+        """Skin under the cast (not the board's print), under neutral light, and under
+        neutral light far from the print (beyond the colour model's background distance), of
+        packed BGR pixels."""
         light = (cast[0], cast[1], paper)
         if light != self._light:
             self._table[:] = 0
@@ -153,19 +163,22 @@ class SkinColours:
             under = skin_mask(lab, cast, self.config, paper) & ~board_print(
                 lab, self.board, self.config
             )
+            plain = skin_mask(lab, config=self.config)[:, 0]
+            off = plain & ~near_print(lab, self.board, self.config.background_distance)[:, 0]
             new = (
                 self._KNOWN
                 | (self._CAST * under[:, 0])
-                | (self._NEUTRAL * skin_mask(lab, config=self.config)[:, 0])
+                | (self._NEUTRAL * plain)
+                | (self._OFF_PRINT * off)
             ).astype(np.uint8)
             self._table[keys] = new
             bits[missing] = new
-        return (bits & self._CAST) > 0, (bits & self._NEUTRAL) > 0
+        return (bits & self._CAST) > 0, (bits & self._NEUTRAL) > 0, (bits & self._OFF_PRINT) > 0
 
 
 def hand_check(
     labels: Image,
-    skin: tuple[Image, Image],
+    skin: tuple[Image, Image] | tuple[Image, Image, Image],
     hand_zone: Image,
     area_zone: Image,
     outside: Image,
@@ -177,13 +190,17 @@ def hand_check(
     ``labels``, ``skin`` and the zones are at half the working image's resolution (a hand is
     big: every other pixel of every other row is plenty). ``skin``: skin under the light's cast
     (taken from the markers' paper: warm light makes the whole board look like skin) and skin
-    under neutral light (see :class:`SkinColours`). ``hand_zone``: where a hand matters (the
+    under neutral light, and optionally skin under neutral light far from the board's print
+    (see :class:`SkinColours`). ``hand_zone``: where a hand matters (the
     board but its markers and the tower); ``area_zone``: the areas; ``outside``: off the board.
     """
     # Skin as under neutral light; or skin as the camera sees it where the colour model does
-    # not take it for the board (a cast misjudged by glare on a marker).
-    skin_cast, skin_plain = skin
+    # not take it for the board (a cast misjudged by glare on a marker), or takes it for the
+    # table's colour only (a pale arm in a magenta cast).
+    skin_cast, skin_plain = skin[0], skin[1]
     skin_any = skin_cast | (skin_plain & (labels != BACKGROUND))
+    if len(skin) > 2:
+        skin_any |= skin[2]
     unknown = labels == UNKNOWN
     # Over the areas anything of no known colour is suspect; over bare mat or the board's
     # frame (scoreboards, print, the tower's shadow) only skin is.

@@ -57,6 +57,7 @@ from companion.vision.layout import Layout, Pose
 from companion.vision.masks import PerLabel, block_order
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
+from companion.vision.shadows import clear_shadows
 from companion.vision.standing import feet_of, foot_of, top_of
 from companion.vision.still import is_moving, median_frame, thumbnail
 
@@ -146,7 +147,10 @@ class Reader:
         # A calibrated factor is trusted more: a frame may move it only a little.
         self.spread = 1.15
         self.last_factors: dict[str, float] = {}
-        self._skin = SkinColours(config, self.colours.background)
+        board_print = calibration.board_print
+        self._skin = SkinColours(
+            config, self.colours.background if board_print is None else board_print
+        )
         self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None
         self._tiles: TileView | None = None
@@ -211,6 +215,8 @@ class Reader:
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
+        if game == "el-grande" and "black" in self.colours.names:
+            clear_shadows(small, labels, self.colours.label("black"), geo, self.config)
         pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
         # Black pieces under glare are grey: if the king or the black grande is not clearly
         # among the black pixels, they are looked for on the whole working image, among the
@@ -228,10 +234,17 @@ class Reader:
                 self.config,
             )
         obs = self._read_pieces(frame, small, labels, pieces, dark, geo, tiles or {}, frames)
-        if assumed:
+        # A court card in play never seen (not at calibration, not now) is no place at all.
+        lost = [s for s in self.calibration.courts_in_play if s not in (courts or {})]
+        if assumed or lost:
             unread = dict(obs.unread)
             for key in assumed:
                 unread[key] = "marker not seen; read where it lay before"
+            for seat in lost:
+                unread[f"court_{seat}"] = (
+                    f"court card marker {self.layout.court_marker(seat).id} not seen: its rows "
+                    "are not read"
+                )
             obs = replace(obs, unread=unread)
         return obs
 

@@ -10,7 +10,7 @@ parallel to the board: the tops of all pieces of one height.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -18,7 +18,9 @@ import numpy.typing as npt
 from companion.vision import homography as hg
 from companion.vision.calibration import Calibration
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.geometry import Geometry
+
+if TYPE_CHECKING:  # (geometry.py uses the camera's pose for the Castillo tower's image)
+    from companion.vision.geometry import Geometry
 
 FloatArray = npt.NDArray[Any]
 

@@ -159,3 +159,29 @@ def test_calibrate_warns_when_cubes_are_too_small(tmp_path: Path) -> None:
         assert (sides[0] < 8) is warned
         assert ("warning: cubes are only" in out.stderr) is warned
         assert ("hardware/camera.md" in out.stderr) is warned
+
+
+def test_calibrate_warns_of_a_court_card_it_cannot_see(tmp_path: Path) -> None:
+    from benchmarks.bench_vision import POSITIONS
+    from companion.vision.synth import HARD, render
+
+    # Hard Carolus seed 16: court card 1's marker is not found in the set-up frame.
+    setup, _ = POSITIONS["carolus-magnus"](16)
+    image, _ = render(setup, load_layout("carolus-magnus"), seed=16, conditions=HARD)
+    png, position, cal = tmp_path / "setup.png", tmp_path / "setup.json", tmp_path / "cal.json"
+    cv2.imwrite(str(png), image)
+    position.write_text(json.dumps(setup))
+    out = run(
+        "calibrate",
+        str(png),
+        "--layout",
+        "carolus-magnus",
+        "--position",
+        str(position),
+        "--out",
+        str(cal),
+    )
+    assert out.returncode == 0, out.stderr
+    assert "warning: court card of seat 1 (marker 30) not found" in out.stderr
+    assert "seat 2" not in out.stderr
+    assert json.loads(cal.read_text())["courts_in_play"] == [1, 2]

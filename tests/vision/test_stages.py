@@ -487,7 +487,7 @@ def test_warm_light_is_taken_off_skin_by_the_markers_white() -> None:
 @pytest.mark.parametrize("cast", [(0.0, 0.0), (9.5, -4.0)])
 def test_skin_colours_are_the_skin_of_their_lab(cast: tuple[float, float]) -> None:
     from companion.vision.colour import pack_bgr
-    from companion.vision.hand import SkinColours, board_print, skin_mask
+    from companion.vision.hand import SkinColours, board_print, near_print, skin_mask
 
     rng = np.random.default_rng(3)
     bgr = rng.integers(0, 256, (60, 80, 3), dtype=np.uint8)
@@ -498,10 +498,11 @@ def test_skin_colours_are_the_skin_of_their_lab(cast: tuple[float, float]) -> No
     print_ = board_print(lab, board)
     assert print_[3, 5]
     for _ in range(2):  # colours first seen, then from the cache
-        under_cast, neutral = skin.masks(pack_bgr(bgr), cast, 230.0)
+        under_cast, neutral, off_print = skin.masks(pack_bgr(bgr), cast, 230.0)
         assert np.array_equal(under_cast, skin_mask(lab, cast, paper=230.0) & ~print_)
         assert np.array_equal(neutral, skin_mask(lab))
-        assert under_cast.any()
+        assert np.array_equal(off_print, skin_mask(lab) & ~near_print(lab, board, 22.0))
+        assert under_cast.any() and off_print.any() and (neutral & ~off_print).any()
     warmer = (cast[0] + 6.0, cast[1] + 3.0)  # another cast: the box moves, the cache restarts
     want = skin_mask(lab, warmer, paper=200.0) & ~print_
     assert np.array_equal(skin.masks(pack_bgr(bgr), warmer, 200.0)[0], want)
@@ -572,3 +573,21 @@ def test_a_cubes_blurred_edge_is_no_cube_of_another_colour() -> None:
     assert (labels[5:15, 15] == BACKGROUND).all()
     assert (labels[5:15, 25:35] == model.label("pink")).all()
     assert (labels[5:15, 5:15] == model.label("red")).all()
+
+
+def test_the_table_bent_inside_the_outline_is_no_print() -> None:
+    from companion.vision.calibration import print_colours
+
+    lab = np.full((200, 300, 3), (100, 134, 155), np.uint8)  # the table all round
+    lab[30:170, 40:260] = (200, 128, 150)  # the board's beige frame, to its edge
+    lab[60:140, 100:200] = (150, 140, 150)  # a peach region
+    lab[30:170, 40:46] = lab[30:170, 254:260] = (100, 134, 155)  # the table inside the outline
+    outline = np.zeros((200, 300), np.uint8)
+    outline[30:170, 40:260] = 255
+    mask = outline.copy()
+    mask[40:60, 50:70] = 0  # a marker
+    beige, peach, table = (200.0, 128.0, 150.0), (150.0, 140.0, 150.0), (100.0, 134.0, 155.0)
+    assert print_colours(lab, mask, outline, [beige, peach, table], 15) == (beige, peach)
+    # Only the board in view, no table round it: every colour is the board's.
+    lab[:] = (200, 128, 150)
+    assert print_colours(lab, mask, outline, [beige], 15) == (beige,)

@@ -1,0 +1,46 @@
+"""A tall piece's shadow is no black cube.
+
+El Grande's Castillo tower casts a shadow as long as the tower is tall; on the pale print
+(a court zone beside it) that shadow, with the print's lines and names in it, is as dark as
+the colour model's black, and thick: read as a row or a block of black cubes. Round the
+tower, black pixels must also be darker than a shadow gets against the print round them
+(:func:`figures.dark_within`, the black pieces' test under glare), or lie at the rim of such
+pixels (a black cube's blurred edge).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.colour import BACKGROUND
+from companion.vision.config import VisionConfig
+from companion.vision.figures import dark_within
+from companion.vision.geometry import Geometry
+
+Image = npt.NDArray[Any]
+
+
+def clear_shadows(
+    image: Image, labels: Image, black: int, geo: Geometry, config: VisionConfig
+) -> int:
+    """Label as board the black pixels (label ``black``) of ``labels`` (the working image's,
+    changed in place) in the tall pieces' shadow zone that are no darker than a shadow;
+    the number of pixels cleared."""
+    zone = geo.shadow_zone
+    x, y, w, h = geo.shadow_box
+    if zone is None or not w or not h:
+        return 0
+    sub = labels[y : y + h, x : x + w]
+    black_px = (sub == black) & zone
+    if not black_px.any():
+        return 0  # (most frames: nothing black there, no Lab needed)
+    dark = dark_within(image, labels, geo, geo.shadow_box, config)
+    rim = max(1, round(config.shadow_rim * float(np.median(geo.side[y : y + h, x : x + w]))))
+    kept = cv2.dilate(dark, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0
+    gone = black_px & ~kept
+    sub[gone] = BACKGROUND
+    return int(gone.sum())
