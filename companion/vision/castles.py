@@ -30,8 +30,15 @@ from companion.vision.colour import BACKGROUND, UNKNOWN
 from companion.vision.config import VisionConfig
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
-from companion.vision.local_print import GREY, lab_distance, local_print, median_u8
-from companion.vision.masks import components, fill_small_holes
+from companion.vision.local_print import (
+    GREY,
+    lab_distance,
+    local_print,
+    median_of,
+    median_u8,
+    percentile_u8,
+)
+from companion.vision.masks import components, fill_small_holes, nonzero
 
 Image = npt.NDArray[Any]
 FloatArray = npt.NDArray[Any]
@@ -172,11 +179,16 @@ def tile_lights(lab: Image, view: TileView, config: VisionConfig) -> dict[str, T
 def _marker_light(pixels: Image, samples: _Samples) -> TileLight:
     margin = pixels[samples.band]
     # The margin's lighter part: blur darkens its inner edge towards the code's black border.
-    paper = margin[margin[:, 0] >= np.percentile(margin[:, 0], 60)]
+    # (Percentiles and medians from 8-bit counts: NumPy's numbers, at a fraction of the cost.)
+    light = np.bincount(margin[:, 0], minlength=256)
+    least = percentile_u8(light, 60)
+    paper = margin[margin[:, 0] >= least]
     a, b = median_u8(paper[:, 1:])
+    light[: math.ceil(least)] = 0
+    ink = np.bincount(pixels[samples.code, 0], minlength=256)
     return TileLight(
-        float(np.median(GREY[paper[:, 0]])),
-        float(np.percentile(GREY[pixels[samples.code][:, 0]], 5)),
+        median_of(light, GREY),
+        percentile_u8(ink, 5, GREY),
         (float(a) - 128.0, float(b) - 128.0),
     )
 
@@ -289,7 +301,7 @@ def castle_blobs(
         dist = cv2.distanceTransform(np.pad(blob.astype(np.uint8), 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
         cx, cy = float(centroids[i][0]), float(centroids[i][1])
         # The body: the middle of the blob's thickest part.
-        ys, xs = np.nonzero(dist >= max(1.0, float(dist.max()) - config.castle_core * width))
+        ys, xs = nonzero(dist >= max(1.0, float(dist.max()) - config.castle_core * width))
         core = (ys + y) * bw + (xs + x)
         beside = min(int(cy), bh - 1) * bw + min(int(cx), bw - 1)
         out.append(

@@ -11,6 +11,7 @@ to the area holding its centre.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -19,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.masks import PerLabel, block_order, pack_boxes
+from companion.vision.masks import PerLabel, block_order, nonzero, pack_boxes
 
 U8Image = npt.NDArray[Any]
 F32Image = npt.NDArray[Any]
@@ -79,7 +80,10 @@ class Top(NamedTuple):
     cells: int  # cube-sized cells of that rectangle the top covers (see top_shape)
 
     def moved(self, dx: float, dy: float) -> Top:
-        return self._replace(x=self.x + dx, y=self.y + dy)
+        # (Built directly: NamedTuple._replace costs several times as much.)
+        return Top(
+            self.area, self.thick, self.x + dx, self.y + dy, self.length, self.width, self.cells
+        )
 
 
 @dataclass(frozen=True)
@@ -173,16 +177,24 @@ def measure_planes(
         g = group_map.ravel()[local]
         inner = comps.min(block_order(wx - origin[g, 0], wy - origin[g, 1], wide))
         order = np.lexsort((inner, rank[g[first]], plane[first]))
+    # (Python lists: one conversion each, not a NumPy scalar per component and value.)
+    top_y, bottom_y, on_plane = py[first].tolist(), py[last].tolist(), plane[first].tolist()
+    lefts, rights, dxs, dys = left.tolist(), right.tolist(), shift_x.tolist(), shift_y.tolist()
+    xs, ys, areas, fps, sides = (
+        cx.tolist(),
+        cy.tolist(),
+        counted.tolist(),
+        fp.tolist(),
+        side.tolist(),
+    )
     for i in order.tolist():
-        y0, y1 = int(py[first[i]]), int(py[last[i]])
-        x0, x1 = int(left[i]), int(right[i])
+        y0, y1, x0, x1 = top_y[i], bottom_y[i], lefts[i], rights[i]
         part = (comp_map[y0 : y1 + 1, x0 : x1 + 1] == i + 1).astype(np.uint8)
-        dx, dy = int(shift_x[i]), int(shift_y[i])
+        dx, dy = dxs[i], dys[i]
         box = (x0 + dx, y0 + dy, x1 - x0 + 1, y1 - y0 + 1)
-        centroid = (float(cx[i]), float(cy[i]))
         its = tuple(t.moved(dx, dy) for t in tops[i])
-        patch = Patch(float(counted[i]), centroid, box, float(fp[i]), float(side[i]), part, its)
-        out[int(plane[first[i]])].append(patch)
+        patch = Patch(float(areas[i]), (xs[i], ys[i]), box, fps[i], sides[i], part, its)
+        out[on_plane[i]].append(patch)
     return out
 
 
@@ -248,18 +260,29 @@ def _tops(
     deepest = PerLabel(patches.label[deep], patches.n).min(position[deep])
     ty, tx = yx[0][chosen[deepest]], yx[1][chosen[deepest]]
     sizes = patches.count
+    # Each top's pixels, top by top, and their box (one stable sort and a reduction per
+    # bound for all tops, not a scan of all top pixels and four reductions per top).
+    by_top = np.argsort(patches.label, kind="stable")
+    starts = np.cumsum(sizes) - sizes
+    ys_by, xs_by = qy[by_top], qx[by_top]
+    y_lo, y_hi = np.minimum.reduceat(ys_by, starts), np.maximum.reduceat(ys_by, starts)
+    x_lo, x_hi = np.minimum.reduceat(xs_by, starts), np.maximum.reduceat(xs_by, starts)
+    # (Python lists: one conversion each, not a NumPy scalar per top and value.)
+    counts, owners, deepest_x, deepest_y = sizes.tolist(), owner.tolist(), tx.tolist(), ty.tolist()
+    depths, fps, sides = best.tolist(), fp.tolist(), side.tolist()
     for j in kept[np.argsort(first[kept], kind="stable")].tolist():  # raster order, as OpenCV
-        area, o = float(sizes[j]), int(owner[j])
-        length = width = float(np.sqrt(area))
+        area, o = float(counts[j]), owners[j]
+        length = width = math.sqrt(area)
         cells = 1
         # A top as big as a cube's or more may be several cubes': its shape says how many.
-        if area >= config.top_shape_from * fp[o]:
-            mine = patches.label == j
-            ys, xs = qy[mine], qx[mine]
-            part = np.zeros((int(ys.max() - ys.min()) + 1, int(xs.max() - xs.min()) + 1), np.uint8)
-            part[ys - ys.min(), xs - xs.min()] = 1
-            length, width, cells = top_shape(part, float(side[o]), config)
-        tops[o].append(Top(area, float(best[j]), float(tx[j]), float(ty[j]), length, width, cells))
+        if area >= config.top_shape_from * fps[o]:
+            mine = np.s_[starts[j] : starts[j] + counts[j]]
+            y0, x0 = int(y_lo[j]), int(x_lo[j])
+            part = np.zeros((int(y_hi[j]) - y0 + 1, int(x_hi[j]) - x0 + 1), np.uint8)
+            part[ys_by[mine] - y0, xs_by[mine] - x0] = 1
+            length, width, cells = top_shape(part, sides[o], config)
+        x, y = float(deepest_x[j]), float(deepest_y[j])
+        tops[o].append(Top(area, depths[j], x, y, length, width, cells))
     return counted.astype(np.float64), tops
 
 
@@ -422,7 +445,9 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
         for j in range(across):
             cx, cy = origin + u * ((i + 0.5) / along) + v * ((j + 0.5) / across)
             ix, iy = min(max(round(float(cx)), 0), w - 1), min(max(round(float(cy)), 0), h - 1)
-            cells += bool(part[max(iy - 1, 0) : iy + 2, max(ix - 1, 0) : ix + 2].mean() >= 0.5)
+            # (Half or more of the 3x3 pixels round it: counted, not averaged, the same test.)
+            near = part[max(iy - 1, 0) : iy + 2, max(ix - 1, 0) : ix + 2]
+            cells += 2 * cv2.countNonZero(near) >= near.size
     return length, width, max(1, cells)
 
 
@@ -455,7 +480,7 @@ def find_blobs(
 
 
 def _split(comp: U8Image, k: int, x0: int, y0: int) -> tuple[tuple[float, float], ...]:
-    ys, xs = np.nonzero(comp)
+    ys, xs = nonzero(comp)
     pts = np.stack([xs, ys], axis=1).astype(np.float32)
     if pts.shape[0] < k:
         c = pts.mean(axis=0)

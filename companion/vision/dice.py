@@ -24,7 +24,7 @@ from companion.vision.die_faces import CAROLUS_FACES, face_of
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
 from companion.vision.local_print import median_u8
-from companion.vision.masks import components, nonzero
+from companion.vision.masks import components, dilate_ellipse, nonzero
 
 Image = npt.NDArray[Any]
 
@@ -98,8 +98,7 @@ def die_pixels(bgr: Image, grey: Image, tray: Image, side: float, config: Vision
     inner = eroded > 0 if eroded.any() else tray
     # A die's top stands out past its footprint in the image (it is nearer the camera).
     reach = max(1, round(config.die_reach * side))
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
-    search = cv2.dilate(tray.astype(np.uint8), kernel) > 0
+    search = dilate_ellipse(tray.astype(np.uint8), 2 * reach + 1) > 0
     # The level of the tray under each die (a lamp's glare or a cast shadow makes it uneven):
     # the grey with everything brighter and smaller than a couple of dice taken off; and that
     # of whatever lies round each pixel, the lighter board beside the tray included.

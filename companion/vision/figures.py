@@ -25,7 +25,7 @@ from companion.vision.geometry import Geometry
 from companion.vision.hand import white_cast
 from companion.vision.layout import Layout
 from companion.vision.local_print import GREY, local_print_cells
-from companion.vision.masks import fill_small_holes
+from companion.vision.masks import components, fill_small_holes
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.standing import top_of
 
@@ -314,7 +314,7 @@ def find_figure(
     cube = float(layout.pieces["cube"])
     foot = fig.diameter / 2 * geo.mm_px
     filled = fill_small_holes((mask > 0).astype(np.uint8), config.figure_hole * math.pi * foot**2)
-    _, blobs, stats, _ = cv2.connectedComponentsWithStats(filled, connectivity=8)
+    _, blobs, stats, _ = components(filled, connectivity=8)
     r = max(1, round(config.figure_open * foot))
     disc = _disc(r)
     candidates = []
@@ -326,7 +326,7 @@ def find_figure(
         opened = cv2.morphologyEx(
             np.pad((blobs[y : y + h, x : x + w] == i).view(np.uint8), r + 1), cv2.MORPH_OPEN, disc
         )
-        k, parts, part_stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+        k, parts, part_stats, _ = components(opened, connectivity=8)
         for j in range(1, k):
             px, py, pw, ph = (int(v) for v in part_stats[j, :4])
             part = np.pad((parts[py : py + ph, px : px + pw] == j).view(np.uint8), 1)
@@ -563,7 +563,7 @@ def _measure_closed(
     least = config.grande_thickness * (
         cube_half - config.edge_px + config.big_piece_radius_share * (half - cube_half)
     )
-    n, blobs, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    n, blobs, stats, _ = components(closed, connectivity=8)
     nominal = (grandes[0].diameter / cube) ** 2 * config.top_factor * geo.typical_footprint
     keep = stats[:, cv2.CC_STAT_AREA] >= config.grande_least_area * nominal
     thick = np.zeros(n, bool)

@@ -50,7 +50,8 @@ def local_print(lab: Image, print_: Image, window: int) -> Image:
     step = max(1, window // 9)
     small = cv2.resize(img, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA)
     k = max(3, (window // step) | 1)
-    smooth = np.stack([cv2.medianBlur(small[..., c], k) for c in range(3)], axis=-1)
+    # (OpenCV's median of a 3-channel image is each channel's, at less cost than three.)
+    smooth = cv2.medianBlur(small, k)
     out: Image = cv2.resize(smooth, (w, h), interpolation=cv2.INTER_LINEAR)
     return out
 
@@ -67,6 +68,33 @@ def median_u8(values: Image) -> FloatArray:
         high = np.searchsorted(below, n // 2, side="right")
         out[c] = (low + high) / 2
     return out
+
+
+def percentile_u8(counts: Image, q: float, table: FloatArray | None = None) -> float:
+    """``np.percentile`` (linear) of the 8-bit values ``counts`` counts (``np.bincount``,
+    256 long, some counted), or with ``table`` (float32, non-decreasing, e.g. GREY) of
+    ``table[value]``: the same number to the last bit, from the counts instead of a sort."""
+    ends = np.cumsum(counts)
+    n = int(ends[-1])
+    at = (n - 1) * (np.float64(q) / 100)
+    below = np.floor(at)
+    gamma = float(at - below)
+    low = int(np.searchsorted(ends, below, side="right"))
+    high = int(np.searchsorted(ends, min(below + 1, n - 1), side="right"))
+    # NumPy's interpolation term for term, in the values' own type (float64 for 8-bit
+    # values, float32 for a float32 table's).
+    a, b = (float(low), float(high)) if table is None else (table[low], table[high])
+    return float(a + (b - a) * gamma if gamma < 0.5 else b - (b - a) * (1 - gamma))
+
+
+def median_of(counts: Image, table: FloatArray) -> float:
+    """``np.median`` of ``table[value]`` over the 8-bit values ``counts`` counts (``table``
+    float32 and non-decreasing, as :func:`percentile_u8`): the same number to the last bit."""
+    ends = np.cumsum(counts)
+    n = int(ends[-1])
+    low, high = np.searchsorted(ends, [(n - 1) // 2, n // 2], side="right")
+    # (NumPy's median of an even count is the float32 mean of the middle two.)
+    return float(np.mean(table[[low, high]]) if n % 2 == 0 else table[low])
 
 
 def lab_distance(lab: Image, ref: Image) -> FloatArray:

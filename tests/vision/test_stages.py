@@ -258,6 +258,32 @@ def test_the_median_of_8_bit_values_from_their_counts_is_numpys() -> None:
         assert (median_u8(values) == np.median(values, axis=0)).all()
 
 
+def test_percentiles_and_medians_from_8_bit_counts_are_numpys() -> None:
+    from companion.vision.local_print import GREY, median_of, percentile_u8
+
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 4, 20, 21, 101, 400, 1001):  # (n - 1) * q whole and not
+        for low in (0, 30, 200):
+            values = rng.integers(low, 256, n).astype(np.uint8)
+            counts = np.bincount(values, minlength=256)
+            for q in (5, 50, 60, 85):
+                assert percentile_u8(counts, q) == np.percentile(values, q)
+                assert percentile_u8(counts, q, GREY) == np.percentile(GREY[values], q)
+            assert median_of(counts, GREY) == np.median(GREY[values])
+
+
+@pytest.mark.parametrize("size", [3, 5, 9, 17, 23, 33, 45, 61])
+def test_an_ellipse_dilation_by_rectangles_is_opencvs(size: int) -> None:
+    from companion.vision.masks import dilate_ellipse
+
+    rng = np.random.default_rng(size)
+    mask = (rng.random((90, 120)) > 0.995).astype(np.uint8)
+    cv2.fillConvexPoly(mask, np.array([[30, 20], [100, 15], [95, 70], [25, 80]]), 1)
+    mask[0, 60] = mask[89, 5] = mask[45, 119] = 1  # at the edges too
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    assert np.array_equal(dilate_ellipse(mask, size), cv2.dilate(mask, kernel))
+
+
 def test_only_small_enclosed_holes_are_filled() -> None:
     from companion.vision.masks import fill_small_holes
 
