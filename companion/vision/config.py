@@ -307,6 +307,12 @@ class VisionConfig:
     # ... and it must reach in from off the board: within this many cube sides of the board's
     # outline (where the outline may be off) counts as off the board.
     hand_edge_cubes: float = 1.5
+    # A hand reaching in is small over the board at first: a blob over the board of at least
+    # this many cube footprints joined to skin over the table (the forearm, skin under neutral
+    # light off the board) of hand_min_cubes or more is a hand too (hard Carolus seed 13: a
+    # pale hand over the board's corner, 4-7 footprints a piece, its forearm 230 over the
+    # table). Hand-free frames (seeds 0-40) join at most 5 footprints of the table to a blob.
+    hand_reach_cubes: float = 5.0
     # El Grande's Castillo tower (mm tall: the renderer draws it 90 mm; measure your own)
     # leans away from the camera in the image, its brown sides and dark inside as dark as
     # black cubes: the whole tower as the camera's pose shows it (foot to top) is left

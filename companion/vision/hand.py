@@ -208,8 +208,13 @@ def hand_check(
     kernel = np.ones((2, 2), np.uint8)
     blobs = cv2.morphologyEx(strange.astype(np.uint8), cv2.MORPH_OPEN, kernel)
     limit = config.hand_min_cubes * typical_footprint / 4
-    if cv2.countNonZero(blobs) < limit:
-        return None  # not enough of it for one big blob (most frames: no need to look closer)
+    # The forearm over the table: skin as under neutral light or under the cast (off the board
+    # the colour model knows nothing; the table's own colours are not skin in the frames seen).
+    arm = cv2.morphologyEx(
+        ((skin_cast | skin_plain) & outside).astype(np.uint8), cv2.MORPH_OPEN, kernel
+    )
+    if cv2.countNonZero(blobs) < min(limit, config.hand_reach_cubes * typical_footprint / 4):
+        return None  # not enough of it for one blob (most frames: no need to look closer)
     n, parts = cv2.connectedComponents(blobs, connectivity=8)
     points = cv2.findNonZero(blobs).reshape(-1, 2)
     at = points[:, 1].astype(np.intp) * blobs.shape[1] + points[:, 0]
@@ -218,7 +223,7 @@ def hand_check(
     area[0] = 0
     big = np.flatnonzero(area >= limit).tolist()
     if not big:
-        return None
+        return _reaching_in(blobs, parts, area, arm, limit, typical_footprint, config)
     # One blob must be that big by itself (scattered odd pixels joined by a grey mat are no
     # hand), and reach off the board. What joins a blob to the world outside the board: skin
     # or anything unknown on the board's frame (a sleeve), skin off the board (the forearm) or
@@ -236,4 +241,36 @@ def hand_check(
         joined = reach[ry : ry + rh, rx : rx + rw] == 2
         if (joined & edge[ry : ry + rh, rx : rx + rw]).any():
             return f"a hand or arm over the board (blob of {area[i]} px)"
+    return None
+
+
+def _reaching_in(
+    blobs: Image,
+    parts: Image,
+    area: Image,
+    arm: Image,
+    limit: float,
+    typical_footprint: float,
+    config: VisionConfig,
+) -> str | None:
+    """A hand reaching in from off the board is small over it at first: a blob over the
+    board of ``config.hand_reach_cubes`` footprints or more joined to a forearm over the table
+    (``arm``: skin off the board) of ``limit`` pixels or more."""
+    if cv2.countNonZero(arm) < limit:
+        return None
+    reach = config.hand_reach_cubes * typical_footprint / 4
+    held = np.flatnonzero(area >= reach).tolist()
+    if not held:
+        return None
+    joined = cv2.bitwise_or(blobs, arm)
+    n, pieces = cv2.connectedComponents(joined, connectivity=8)
+    on_arm = np.bincount(pieces[arm > 0], minlength=n)
+    for i in held:
+        y, x = np.argwhere(parts == i)[0]
+        off = int(on_arm[pieces[y, x]])
+        if pieces[y, x] and off >= limit:
+            return (
+                f"a hand over the board's edge (blob of {area[i]} px, "
+                f"its arm of {off} px over the table)"
+            )
     return None

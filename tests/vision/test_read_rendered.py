@@ -143,6 +143,21 @@ def test_a_dark_arm_of_the_tables_colour_is_a_hand() -> None:
     assert not reader.read(clear).occluded
 
 
+def test_a_hand_just_over_the_boards_corner_is_a_hand() -> None:
+    # Hard Carolus seed 13: a pale arm from the top in a magenta cast, only the hand over the
+    # board's corner (a few cube footprints a piece, its skin near the tiles' rim colour), the
+    # forearm over the table: it was read as a position.
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](13)
+    reader = Reader(calibrated(layout, setup, 13, HARD), layout)
+    image, truth = render(position, layout, seed=13, conditions=HARD, hand=True)
+    assert truth["occluded"] and truth["hand"]["edge"] == "top"
+    obs = reader.read(image)
+    assert obs.occluded and not obs.counts
+    clear, _ = render(position, layout, seed=13, conditions=HARD)
+    assert not reader.read(clear).occluded
+
+
 @pytest.mark.parametrize(("seed", "court_4"), [(17, None), (12, {"green": 2})])
 def test_the_towers_shadow_on_a_court_is_no_black_cubes(
     seed: int, court_4: dict[str, int] | None

@@ -471,6 +471,40 @@ def test_hand_must_reach_in_from_off_the_board() -> None:
     assert why is not None and "hand" in why
 
 
+def test_a_small_hand_over_the_board_with_its_forearm_over_the_table_is_a_hand() -> None:
+    from companion.vision.config import VisionConfig
+    from companion.vision.hand import hand_check, skin_mask
+
+    cfg = VisionConfig()
+    skin = lab_of((95, 135, 190))[0, 0]
+    board = lab_of((200, 215, 222))[0, 0]
+    lab = np.empty((120, 160, 3), np.uint8)
+    lab[:] = board
+    labels = np.zeros((120, 160), np.uint8)
+    half = np.s_[::2, ::2]
+    # The table is the left half (as seen at half resolution): the board the right.
+    outside = np.zeros((60, 80), bool)
+    outside[:, :40] = True
+    hand_zone = area_zone = ~outside
+
+    def check() -> str | None:
+        warm = skin_mask(lab[half], config=cfg)
+        return hand_check(labels[half], (warm, warm), hand_zone, area_zone, outside, 9.0, cfg)
+
+    # A hand of 8 footprints over the board at its edge (20 make a hand by themselves), and a
+    # stub of a forearm over the table: no hand.
+    lab[40:52, 80:92] = skin
+    lab[42:50, 70:80] = skin
+    assert check() is None
+    # The forearm reaching in from the frame's edge over the table: a hand.
+    lab[42:50, 0:80] = skin
+    why = check()
+    assert why is not None and "arm" in why
+    # An arm over the table beside a board with no hand over it: no hand.
+    lab[40:52, 80:92] = board
+    assert check() is None
+
+
 def test_warm_light_is_taken_off_skin_by_the_markers_white() -> None:
     from companion.vision.hand import skin_mask, white_cast
 
