@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from companion.vision.colour import BACKGROUND, L_WEIGHT, UNKNOWN, Lab, unpack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
+from companion.vision.local_print import percentile_u8
 
 Image = npt.NDArray[Any]
 
@@ -28,24 +29,10 @@ def white_cast(paper: Image) -> tuple[float, float]:
     if paper.shape[0] < 16:
         return 0.0, 0.0
     light = paper[:, 0]
-    bright = paper[light >= _percentile(np.bincount(light, minlength=256), 70.0)]
+    bright = paper[light >= percentile_u8(np.bincount(light, minlength=256), 70.0)]
     a = np.bincount(bright[:, 1], minlength=256)
     b = np.bincount(bright[:, 2], minlength=256)
-    return _percentile(a, 50.0) - 128.0, _percentile(b, 50.0) - 128.0
-
-
-def _percentile(hist: Image, q: float) -> float:
-    """``np.percentile`` (linear) of the values a histogram of 8-bit values counts: the same
-    number, from 256 counts instead of a sort."""
-    n = int(hist.sum())
-    at = (n - 1) * (np.float64(q) / 100)
-    below = np.floor(at)
-    gamma = float(at - below)
-    ends = np.cumsum(hist)
-    a = float(np.searchsorted(ends, below, side="right"))
-    b = float(np.searchsorted(ends, min(below + 1, n - 1), side="right"))
-    # numpy's interpolation, term for term (so the result is the same to the last bit)
-    return a + (b - a) * gamma if gamma < 0.5 else b - (b - a) * (1 - gamma)
+    return percentile_u8(a, 50.0) - 128.0, percentile_u8(b, 50.0) - 128.0
 
 
 def _run(inside: Image) -> tuple[int, int]:
@@ -80,8 +67,8 @@ def paper_lightness(paper: Image) -> float:
     if paper.shape[0] < 16:
         return 255.0
     light = paper[:, 0]
-    bright = light[light >= _percentile(np.bincount(light, minlength=256), 70.0)]
-    return _percentile(np.bincount(bright, minlength=256), 50.0)
+    bright = light[light >= percentile_u8(np.bincount(light, minlength=256), 70.0)]
+    return percentile_u8(np.bincount(bright, minlength=256), 50.0)
 
 
 def skin_mask(

@@ -559,7 +559,7 @@ def test_a_dark_skin_shows_less_of_the_cast_than_the_paper() -> None:
 
 
 def test_white_cast_percentiles_are_numpys() -> None:
-    from companion.vision.hand import _percentile
+    from companion.vision.local_print import percentile_u8 as _percentile
 
     rng = np.random.default_rng(1)
     for n in [1, 2, 3, 10, 11, 31, 100, 301, 1001]:  # (n - 1) * 0.7 whole and not
