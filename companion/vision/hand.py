@@ -124,20 +124,27 @@ class SkinColours:
     filled as colours are first seen, started again when the cast or the paper's lightness
     changes: a frame's skin is one lookup, not a Lab conversion."""
 
-    _KNOWN, _CAST, _NEUTRAL, _OFF_PRINT = 1, 2, 4, 8
+    _KNOWN, _CAST, _NEUTRAL, _OFF_PRINT, _TABLE = 1, 2, 4, 8, 16
 
-    def __init__(self, config: VisionConfig = DEFAULT_CONFIG, board: Sequence[Lab] = ()) -> None:
+    def __init__(
+        self,
+        config: VisionConfig = DEFAULT_CONFIG,
+        board: Sequence[Lab] = (),
+        table: Sequence[Lab] = (),
+    ) -> None:
         self.config = config
         self.board = tuple(board)
+        self.table = tuple(table)
         self._light: tuple[float, float, float] | None = None
         self._table = np.zeros(1 << 24, np.uint8)
 
     def masks(
         self, packed: Image, cast: tuple[float, float], paper: float = 255.0
-    ) -> tuple[Image, Image, Image]:
+    ) -> tuple[Image, Image, Image, Image]:
         """Skin under the cast (not the board's print), under neutral light, and under
         neutral light far from the print (beyond the colour model's background distance), of
-        packed BGR pixels."""
+        packed BGR pixels; and the table's own colours (the calibration's, within that
+        distance): a wooden table may be skin-coloured, and is no forearm."""
         light = (cast[0], cast[1], paper)
         if light != self._light:
             self._table[:] = 0
@@ -152,20 +159,27 @@ class SkinColours:
             )
             plain = skin_mask(lab, config=self.config)[:, 0]
             off = plain & ~near_print(lab, self.board, self.config.background_distance)[:, 0]
+            table = near_print(lab, self.table, self.config.background_distance)[:, 0]
             new = (
                 self._KNOWN
                 | (self._CAST * under[:, 0])
                 | (self._NEUTRAL * plain)
                 | (self._OFF_PRINT * off)
+                | (self._TABLE * table)
             ).astype(np.uint8)
             self._table[keys] = new
             bits[missing] = new
-        return (bits & self._CAST) > 0, (bits & self._NEUTRAL) > 0, (bits & self._OFF_PRINT) > 0
+        return (
+            (bits & self._CAST) > 0,
+            (bits & self._NEUTRAL) > 0,
+            (bits & self._OFF_PRINT) > 0,
+            (bits & self._TABLE) > 0,
+        )
 
 
 def hand_check(
     labels: Image,
-    skin: tuple[Image, Image] | tuple[Image, Image, Image],
+    skin: tuple[Image, ...],
     hand_zone: Image,
     area_zone: Image,
     outside: Image,
@@ -196,10 +210,12 @@ def hand_check(
     blobs = cv2.morphologyEx(strange.astype(np.uint8), cv2.MORPH_OPEN, kernel)
     limit = config.hand_min_cubes * typical_footprint / 4
     # The forearm over the table: skin as under neutral light or under the cast (off the board
-    # the colour model knows nothing; the table's own colours are not skin in the frames seen).
-    arm = cv2.morphologyEx(
-        ((skin_cast | skin_plain) & outside).astype(np.uint8), cv2.MORPH_OPEN, kernel
-    )
+    # the colour model knows nothing), but not the table's own colours: a wooden table may be
+    # skin-coloured all round the board.
+    off_table = skin_cast | skin_plain
+    if len(skin) > 3:
+        off_table &= ~skin[3]
+    arm = cv2.morphologyEx((off_table & outside).astype(np.uint8), cv2.MORPH_OPEN, kernel)
     if cv2.countNonZero(blobs) < min(limit, config.hand_reach_cubes * typical_footprint / 4):
         return None  # not enough of it for one blob (most frames: no need to look closer)
     n, parts = cv2.connectedComponents(blobs, connectivity=8)

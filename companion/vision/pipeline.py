@@ -149,7 +149,18 @@ class Reader:
         self.last_factors: dict[str, float] = {}
         board_print = calibration.board_print
         self._skin = SkinColours(
-            config, self.colours.background if board_print is None else board_print
+            config,
+            self.colours.background if board_print is None else board_print,
+            # The board colours that are not its print are the table's (see print_colours).
+            ()
+            if board_print is None
+            else [
+                c
+                for c in self.colours.background
+                if all(
+                    max(abs(u - v) for u, v in zip(c, p, strict=True)) > 0.5 for p in board_print
+                )
+            ],
         )
         self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None

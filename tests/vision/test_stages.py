@@ -505,6 +505,34 @@ def test_a_small_hand_over_the_board_with_its_forearm_over_the_table_is_a_hand()
     assert check() is None
 
 
+def test_a_skin_coloured_table_is_no_forearm() -> None:
+    from companion.vision.colour import pack_bgr
+    from companion.vision.config import VisionConfig
+    from companion.vision.hand import SkinColours, hand_check
+
+    cfg = VisionConfig()
+    pine = (95, 135, 190)  # a wooden table as skin-coloured as an arm
+    pine_lab = tuple(float(v) for v in lab_of(pine)[0, 0])
+    frame = np.empty((120, 160, 3), np.uint8)
+    frame[:] = (200, 215, 222)  # the board, the right half
+    frame[:, :80] = pine  # the table, the left half
+    frame[40:52, 80:92] = pine  # a skin-coloured patch of print at the board's edge
+    labels = np.zeros((120, 160), np.uint8)
+    half = np.s_[::2, ::2]
+    outside = np.zeros((60, 80), bool)
+    outside[:, :40] = True
+    hand_zone = area_zone = ~outside
+
+    def check(table: tuple[tuple[float, float, float], ...]) -> str | None:
+        skin = SkinColours(cfg, board=(), table=table).masks(pack_bgr(frame[half]), (0.0, 0.0))
+        return hand_check(labels[half], skin, hand_zone, area_zone, outside, 9.0, cfg)
+
+    # Not knowing the table's colour, the patch joined to the table reads as a hand reaching
+    # in; the calibration's table colour is no forearm.
+    assert check(()) is not None
+    assert check((pine_lab,)) is None
+
+
 def test_warm_light_is_taken_off_skin_by_the_markers_white() -> None:
     from companion.vision.hand import skin_mask, white_cast
 
@@ -532,7 +560,7 @@ def test_skin_colours_are_the_skin_of_their_lab(cast: tuple[float, float]) -> No
     print_ = board_print(lab, board)
     assert print_[3, 5]
     for _ in range(2):  # colours first seen, then from the cache
-        under_cast, neutral, off_print = skin.masks(pack_bgr(bgr), cast, 230.0)
+        under_cast, neutral, off_print, _ = skin.masks(pack_bgr(bgr), cast, 230.0)
         assert np.array_equal(under_cast, skin_mask(lab, cast, paper=230.0) & ~print_)
         assert np.array_equal(neutral, skin_mask(lab))
         assert np.array_equal(off_print, skin_mask(lab) & ~near_print(lab, board, 22.0))
