@@ -78,12 +78,28 @@ def raised_homography(h: FloatArray, k: FloatArray, height: float) -> FloatArray
     return out
 
 
+# The last few calibrations' cameras: a read asks for its camera several times a frame (each
+# grande's foot, the cubes' feet), and it changes only with the calibration. The entries hold
+# their calibration and config, so an id is never taken for another object's.
+_CAMERAS: dict[tuple[int, int], tuple[Calibration, VisionConfig, tuple[Any, Any, Any]]] = {}
+
+
 def _camera(calibration: Calibration, config: VisionConfig) -> tuple[Any, Any, Any]:
     """Homography, lens and camera matrix (the lens's, else one estimated from the homography)."""
+    key = (id(calibration), id(config))
+    hit = _CAMERAS.get(key)
+    if hit is not None and hit[0] is calibration and hit[1] is config:
+        return hit[2]
     lens = calibration.lens
+    made: tuple[Any, Any, Any]
     if lens is not None:
-        return calibration.h, lens, np.array(lens.matrix, dtype=np.float64)
-    return calibration.h, lens, camera_matrix(calibration.h, calibration.image_size, config)
+        made = (calibration.h, lens, np.array(lens.matrix, dtype=np.float64))
+    else:
+        made = (calibration.h, lens, camera_matrix(calibration.h, calibration.image_size, config))
+    if len(_CAMERAS) >= 8:
+        _CAMERAS.pop(next(iter(_CAMERAS)))
+    _CAMERAS[key] = (calibration, config, made)
+    return made
 
 
 def raised_view(

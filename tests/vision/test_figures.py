@@ -89,6 +89,18 @@ def test_cubes_are_placed_at_their_feet_all_at_once() -> None:
     assert np.abs(got - np.array(want)).max() < 0.5
     # A corner cube's top shows well off its foot: the correction matters there.
     assert np.hypot(*(np.array(seen[0]) - want[0])) > 2.0
+    # Another table's camera (the camera is remembered per calibration): its own feet, and
+    # the first table's still its own.
+    k2, r2, t2 = camera(650.0, 25.0, -35.0, 700.0)
+    other = SimpleNamespace(h=board_homography(k2, r2, t2), lens=None, image_size=(1920, 1080))
+    p = k2 @ (r2 @ np.array([30.0, 20.0, -8.0]) + t2)
+    q = k2 @ (r2 @ np.array([30.0, 20.0, 0.0]) + t2)
+    top2 = ((p[0] / p[2] - 120) * 0.5, (p[1] / p[2] - 40) * 0.5)
+    foot2 = ((q[0] / q[2] - 120) * 0.5, (q[1] / q[2] - 40) * 0.5)
+    got2 = feet_of(other, geo, np.array([top2]), 8.0)  # type: ignore[arg-type]
+    assert np.abs(got2[0] - np.array(foot2)).max() < 0.5
+    again = feet_of(calibration, geo, np.array(seen), 8.0)  # type: ignore[arg-type]
+    assert np.abs(again - np.array(want)).max() < 0.5
 
 
 def test_a_black_piece_grey_under_glare_is_dark_but_a_shadow_is_not(eg: Layout) -> None:
