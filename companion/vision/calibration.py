@@ -85,6 +85,17 @@ class Calibration:
         )
 
     @property
+    def print_and_table(self) -> tuple[tuple[Lab, ...], tuple[Lab, ...]]:
+        """The colour model's board colours split into the board's print and the table's
+        (the rest; see :func:`print_colours`). Files without ``board_print``: all print."""
+        board = tuple(self.colours.background)
+        if self.board_print is None:
+            return board, ()
+        # (board_print holds some of the background's own values, written alike to JSON.)
+        table = tuple(c for c in board if c not in self.board_print)
+        return tuple(self.board_print), table
+
+    @property
     def h(self) -> FloatArray:
         return np.array(self.homography, dtype=np.float64)
 

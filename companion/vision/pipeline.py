@@ -147,21 +147,8 @@ class Reader:
         # A calibrated factor is trusted more: a frame may move it only a little.
         self.spread = 1.15
         self.last_factors: dict[str, float] = {}
-        board_print = calibration.board_print
-        self._skin = SkinColours(
-            config,
-            self.colours.background if board_print is None else board_print,
-            # The board colours that are not its print are the table's (see print_colours).
-            ()
-            if board_print is None
-            else [
-                c
-                for c in self.colours.background
-                if all(
-                    max(abs(u - v) for u, v in zip(c, p, strict=True)) > 0.5 for p in board_print
-                )
-            ],
-        )
+        board_print, table = calibration.print_and_table
+        self._skin = SkinColours(config, board_print, table)
         self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None
         self._tiles: TileView | None = None
@@ -226,14 +213,15 @@ class Reader:
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
-        if game == "el-grande" and "black" in self.colours.names:
-            clear_shadows(small, labels, self.colours.label("black"), geo, self.config)
-        pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
         # Black pieces under glare are grey: if the king or the black grande is not clearly
         # among the black pixels, they are looked for on the whole working image, among the
         # dark hueless pixels too (made only then: a Lab conversion and a look at every pixel).
         dark = None
-        if game == "el-grande" and "black" in self.colours.names:
+        black = game == "el-grande" and "black" in self.colours.names
+        if black:
+            clear_shadows(small, labels, self.colours.label("black"), geo, self.config)
+        pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
+        if black:
             dark = DarkSearch(
                 small,
                 packed,

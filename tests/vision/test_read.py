@@ -154,6 +154,10 @@ def test_calibration_samples_setup_colours_and_round_trips(eg: Layout, tmp_path:
     again = Calibration.load(path)
     assert again.colours.pieces == cal.colours.pieces
     assert np.allclose(again.h, cal.h)
+    # The board's colours split into print and table the same way after the round trip.
+    printed, table = again.print_and_table
+    assert (printed, table) == cal.print_and_table
+    assert set(printed) | set(table) == set(cal.colours.background) and printed
     assert not markers_moved(img, again)
     obs = Reader(again, eg).read(img)
     assert obs.count("galicia", "red") == 2 and obs.count("aragon", "blue") == 2
