@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 import pytest
@@ -445,22 +447,30 @@ def _zones(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ~outside, ~outside, outside
 
 
-def test_hand_must_reach_in_from_off_the_board() -> None:
+def _hand_checker(
+    lab: np.ndarray, zones: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> Callable[[], str | None]:
+    """The hand check of a Lab image (painted on by the test afterwards) under neutral light,
+    every pixel labelled board."""
     from companion.vision.config import VisionConfig
     from companion.vision.hand import hand_check, skin_mask
 
     cfg = VisionConfig()
-    skin = lab_of((95, 135, 190))[0, 0]
-    board = lab_of((200, 215, 222))[0, 0]
-    lab = np.empty((120, 160, 3), np.uint8)
-    lab[:] = board
-    labels = np.zeros((120, 160), np.uint8)
-    hand_zone, area_zone, outside = _zones(lab.shape[:2])
+    labels = np.zeros(lab.shape[:2], np.uint8)
     half = np.s_[::2, ::2]  # the check looks at every other pixel of every other row
 
     def check() -> str | None:
         warm = skin_mask(lab[half], config=cfg)  # neutral light: no cast
-        return hand_check(labels[half], (warm, warm), hand_zone, area_zone, outside, 9.0, cfg)
+        return hand_check(labels[half], (warm, warm), *zones, 9.0, cfg)
+
+    return check
+
+
+def test_hand_must_reach_in_from_off_the_board() -> None:
+    skin = lab_of((95, 135, 190))[0, 0]
+    lab = np.empty((120, 160, 3), np.uint8)
+    lab[:] = lab_of((200, 215, 222))[0, 0]
+    check = _hand_checker(lab, _zones(lab.shape[:2]))
 
     # A big skin-coloured patch inside the board (warm print in warm light): no hand.
     lab[40:80, 50:110] = skin
@@ -472,24 +482,14 @@ def test_hand_must_reach_in_from_off_the_board() -> None:
 
 
 def test_a_small_hand_over_the_board_with_its_forearm_over_the_table_is_a_hand() -> None:
-    from companion.vision.config import VisionConfig
-    from companion.vision.hand import hand_check, skin_mask
-
-    cfg = VisionConfig()
     skin = lab_of((95, 135, 190))[0, 0]
     board = lab_of((200, 215, 222))[0, 0]
     lab = np.empty((120, 160, 3), np.uint8)
     lab[:] = board
-    labels = np.zeros((120, 160), np.uint8)
-    half = np.s_[::2, ::2]
     # The table is the left half (as seen at half resolution): the board the right.
     outside = np.zeros((60, 80), bool)
     outside[:, :40] = True
-    hand_zone = area_zone = ~outside
-
-    def check() -> str | None:
-        warm = skin_mask(lab[half], config=cfg)
-        return hand_check(labels[half], (warm, warm), hand_zone, area_zone, outside, 9.0, cfg)
+    check = _hand_checker(lab, (~outside, ~outside, outside))
 
     # A hand of 8 footprints over the board at its edge (20 make a hand by themselves), and a
     # stub of a forearm over the table: no hand.
