@@ -320,11 +320,21 @@ def speed() -> None:
                 locate_movables(image, cal, layout)
 
             t_markers = median_seconds(markers, runs=3)
+            # OpenCV spreads one cvtColor over every core; the read is mostly one thread. The
+            # same two on one thread each say how much work the read does.
+            threads = cv2.getNumThreads()
+            cv2.setNumThreads(1)
+            try:
+                t_read1 = median_seconds(read, runs=9, number=3)
+                t_floor1 = median_seconds(floor, runs=9, number=10)
+            finally:
+                cv2.setNumThreads(threads)
             ratios.append(t_read / t_floor)
             print(
                 f"  {width}x{height} {game:<15} read {fmt(t_read):>9}  "
                 f"Lab floor {fmt(t_floor):>9}  ratio {t_read / t_floor:5.1f}x  "
-                f"(marker search, per session or when tiles move: {fmt(t_markers)})"
+                f"(one thread: {fmt(t_read1)} / {fmt(t_floor1)} = {t_read1 / t_floor1:4.1f}x; "
+                f"marker search, per session or when tiles move: {fmt(t_markers)})"
             )
         print(f"  {width}x{height} median ratio {statistics.median(ratios):.1f}x (aim: 4x)")
 
