@@ -32,6 +32,20 @@ from companion.vision.synth import PRESETS, Conditions, render
 CACHE = Path(os.environ.get("TMPDIR", tempfile.gettempdir())) / "companion-renders"
 
 
+def _renderer_version() -> str:
+    """A digest of the renderer's source: a render cached by an older renderer is not reused
+    (a changed renderer draws other images for the same seed)."""
+    digest = hashlib.sha1()
+    for path in sorted(
+        (Path(__file__).parents[1] / "companion" / "vision" / "synth").rglob("*.py")
+    ):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+_VERSION = _renderer_version()
+
+
 def cached_render(
     position: dict[str, Any],
     layout: Layout,
@@ -40,7 +54,7 @@ def cached_render(
     dice: list[str] | None = None,
     hand: bool = False,
 ) -> tuple[Any, dict[str, Any]]:
-    parts: list[Any] = [position, layout.name, seed, cond.to_json()]
+    parts: list[Any] = [position, layout.name, seed, cond.to_json(), _VERSION]
     key = json.dumps([*parts, "hand"] if hand else parts, sort_keys=True)
     if dice is not None:
         key += json.dumps(dice)
