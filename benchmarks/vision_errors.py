@@ -2,7 +2,7 @@
 reader, not a benchmark). Renders are cached under ``$TMPDIR/companion-renders``.
 
     python -m benchmarks.vision_errors [easy|hard] [el-grande|carolus-magnus] [--cases N]
-        [--first F]
+        [--first F] [--lens estimate|truth|none]
 
 ``--first F`` starts at seed F (e.g. ``--first 12 --cases 29``: held-out seeds 12-40, not the
 benchmark's 12, to check a change was not tuned to those).
@@ -17,11 +17,14 @@ import json
 import os
 import pickle
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_vision import CASES, CM_COLOURS, POSITIONS
 from companion.vision.calibration import calibrate
+from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.homography import Lens
 from companion.vision.layout import Layout, load_layout
 from companion.vision.pipeline import Reader
 from companion.vision.synth import PRESETS, Conditions, render
@@ -57,6 +60,13 @@ def main() -> None:
     ap.add_argument("games", nargs="*", default=list(POSITIONS))
     ap.add_argument("--cases", type=int, default=CASES)
     ap.add_argument("--first", type=int, default=0, help="first seed")
+    ap.add_argument(
+        "--lens",
+        choices=("estimate", "truth", "none"),
+        default="estimate",
+        help="lens model: estimated from the markers (as calibrate does), the renderer's own "
+        "(a chessboard calibration), or none (the homography alone)",
+    )
     args = ap.parse_args()
     cond = PRESETS[args.preset]
     for game in args.games:
@@ -67,7 +77,13 @@ def main() -> None:
             setup, position = POSITIONS[game](seed)
             setup_image, _ = cached_render(setup, layout, seed, cond)
             image, truth = cached_render(position, layout, seed, cond)
-            obs = Reader(calibrate(setup_image, layout, setup), layout).read(image)
+            lens = None
+            if args.lens == "truth":
+                cam = truth["camera"]
+                lens = Lens.from_json({"matrix": cam["matrix"], "distortion": cam["dist"]})
+            config = replace(DEFAULT_CONFIG, estimate_lens=args.lens == "estimate")
+            calibration = calibrate(setup_image, layout, setup, lens=lens, config=config)
+            obs = Reader(calibration, layout).read(image)
             colours = position["players"] if game == "el-grande" else CM_COLOURS
             bad = []
             if obs.occluded:

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision import homography as hg
+from companion.vision.camera_model import estimate_lens
 from companion.vision.colour import (
     L_WEIGHT,
     ColourModel,
@@ -195,12 +196,24 @@ def board_marker_corners(layout: Layout) -> dict[int, FloatArray]:
 
 
 def locate_board(
-    image: Image, layout: Layout, lens: hg.Lens | None = None
-) -> tuple[FloatArray, dict[int, FloatArray]]:
-    """Homography and detected markers (all of them, tiles included) of one frame."""
+    image: Image,
+    layout: Layout,
+    lens: hg.Lens | None = None,
+    config: VisionConfig = DEFAULT_CONFIG,
+    estimate: bool = False,
+) -> tuple[FloatArray, dict[int, FloatArray], hg.Lens | None]:
+    """Homography, detected markers (all of them, tiles included) and lens model of one frame.
+
+    With ``estimate`` and no lens model given (and ``config.estimate_lens``), the lens's radial
+    term is estimated from the board markers (camera_model.py) when it explains their misfit.
+    """
     detected = hg.detect_markers(image)
-    h = hg.fit_homography(detected, board_marker_corners(layout), lens)
-    return h, detected
+    board = board_marker_corners(layout)
+    if lens is None and estimate and config.estimate_lens:
+        size = (int(image.shape[1]), int(image.shape[0]))
+        lens = estimate_lens(detected, board, size, config)
+    h = hg.fit_homography(detected, board, lens)
+    return h, detected, lens
 
 
 def background_refs(lab: Image, masks: list[Image]) -> tuple[Lab, ...]:
@@ -213,9 +226,15 @@ def background_refs(lab: Image, masks: list[Image]) -> tuple[Lab, ...]:
     return tuple(refs)
 
 
-def polygon_mask(shape: tuple[int, int], h: FloatArray, poly: Polygon, erode: int = 0) -> Image:
+def polygon_mask(
+    shape: tuple[int, int],
+    h: FloatArray,
+    poly: Polygon,
+    erode: int = 0,
+    lens: hg.Lens | None = None,
+) -> Image:
     mask: Image = np.zeros(shape, np.uint8)
-    pts = hg.project(h, poly.points)
+    pts = hg.project_outline(h, poly.points, lens)
     cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 255)
     if erode:
         mask = cv2.erode(mask, np.ones((2 * erode + 1, 2 * erode + 1), np.uint8))
@@ -266,7 +285,7 @@ def uncalibrated(
     image: Image, layout: Layout, lens: hg.Lens | None = None, config: VisionConfig = DEFAULT_CONFIG
 ) -> Calibration:
     """A calibration from one frame: markers found now, nominal piece colours, board sampled."""
-    h, detected = locate_board(image, layout, lens)
+    h, detected, lens = locate_board(image, layout, lens, config, estimate=True)
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
     pieces = nominal_model(piece_colours(layout.game))
     mask = board_mask(lab.shape[:2], h, layout, detected, lens)
@@ -292,13 +311,15 @@ def _print_of(
         calibration.h, (bw / 2, bh / 2), calibration.lens
     )
     outline = np.zeros(mask.shape, np.uint8)
-    corners = hg.project(calibration.h, [(0, 0), (bw, 0), (bw, bh), (0, bh)], calibration.lens)
+    corners = hg.project_outline(
+        calibration.h, [(0, 0), (bw, 0), (bw, bh), (0, bh)], calibration.lens
+    )
     cv2.fillPoly(outline, [np.round(corners).astype(np.int32)], 255)
     board = mask.copy()
     for area in layout.areas_of_kind("castillo"):
         c = np.array(area.polygon.points, np.float64)
         grown = c.mean(axis=0) + (c - c.mean(axis=0)) * 2.6  # (as the hand check leaves it out)
-        pts = hg.project(calibration.h, [tuple(p) for p in grown], calibration.lens)
+        pts = hg.project_outline(calibration.h, [tuple(p) for p in grown], calibration.lens)
         cv2.fillPoly(board, [np.round(pts).astype(np.int32)], 0)
     inset = max(1, round(config.print_inset * side))
     return print_colours(lab, board, outline, refs, inset, config)
@@ -314,7 +335,7 @@ def board_mask(
     """The board in the image, without its printed markers."""
     bw, bh = layout.board_size
     mask: Image = np.zeros(shape, np.uint8)
-    outline = hg.project(h, [(0, 0), (bw, 0), (bw, bh), (0, bh)], lens)
+    outline = hg.project_outline(h, [(0, 0), (bw, 0), (bw, bh), (0, bh)], lens)
     cv2.fillPoly(mask, [np.round(outline).astype(np.int32)], 255)
     for corners in detected.values():
         c = np.asarray(corners)
@@ -439,6 +460,7 @@ def calibrate(
     skipped). Colours with no known place keep their nominal value.
     """
     base = uncalibrated(image, layout, lens, config)
+    lens = base.lens  # (estimated from the markers if none was given)
     if layout.game == "carolus-magnus":
         from companion.vision.geometry import locate_movables
 
@@ -460,9 +482,11 @@ def calibrate(
         if colour not in pieces:
             continue
         # Well inside the outline: the printed border and the region's name are no pieces.
-        mask = polygon_mask(lab.shape[:2], h, poly, erode=4)
+        mask = polygon_mask(lab.shape[:2], h, poly, erode=4, lens=lens)
         fg = _foreground(lab, mask, config)
-        hued = _of_hue(lab, polygon_mask(lab.shape[:2], h, poly), pieces[colour][0], config)
+        hued = _of_hue(
+            lab, polygon_mask(lab.shape[:2], h, poly, lens=lens), pieces[colour][0], config
+        )
         if hued is not None:
             fg = hued
         ref = _nearest_cluster(lab, fg, pieces[colour][0], k=4, config=config)
@@ -640,6 +664,6 @@ def refreshed(
     """The calibration, with a new homography if the markers moved (colours are kept)."""
     if not markers_moved(image, calibration, config):
         return calibration
-    h, detected = locate_board(image, layout, calibration.lens)
+    h, detected, _ = locate_board(image, layout, calibration.lens)
     fresh = _make(image, layout, h, detected, calibration.colours, calibration.lens, ())
     return replace(fresh, sampled=calibration.sampled)

@@ -148,9 +148,16 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         return _fail(f"{args.out}: cannot write: {exc.strerror}")
     sampled = ", ".join(calibration.sampled) or "none (nominal colours)"
     smallest, largest = cube_pixels(calibration, layout)
+    lens = ""
+    if args.lens is None and calibration.lens is not None:
+        k1 = calibration.lens.distortion[0]
+        lens = (
+            f"; lens estimated from the markers (radial term k1 {k1:+.3f}, --lens gives a "
+            "chessboard calibration instead)"
+        )
     print(
         f"calibration written to {args.out}: layout {layout.name}, colours sampled: {sampled}; "
-        f"cubes {smallest:.1f}-{largest:.1f} px across"
+        f"cubes {smallest:.1f}-{largest:.1f} px across{lens}"
     )
     warnings = [
         small_cube_warning(calibration, layout),

@@ -132,6 +132,15 @@ class VisionConfig:
     # many mm over the board (an arm's length: 600-900 mm).
     camera_height: float = 750.0
     focal_range: tuple[float, float] = (0.6, 1.7)
+    # Without a lens model, calibration estimates the lens's radial term k1 (camera_model.py)
+    # over this range (barrel lenses down to -0.5; the hard set's go to -0.22), on a grid of this
+    # many steps refined by golden sections, and keeps it only if the markers then miss by at most
+    # this share of what they miss by without it (noise alone: ~0.9 on a lens that hardly
+    # bends; the hard set's bent lenses: 0.1-0.5).
+    estimate_lens: bool = True
+    lens_k1_range: tuple[float, float] = (-0.5, 0.3)
+    lens_k1_steps: int = 41
+    lens_gain: float = 0.7
     # A grande is the top of its colour, at least this share of the big-piece thickness, with
     # the most (thickness - weight x |log(area / a grande top's)|): blurred pairs of cubes
     # are as thick as a grande's top but smaller, merged rows bigger.

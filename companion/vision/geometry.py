@@ -119,7 +119,7 @@ def build_geometry(
     h = calibration.h
     lens = calibration.lens
     bw, bh = layout.board_size
-    corners = hg.project(h, [(0, 0), (bw, 0), (bw, bh), (0, bh)], lens)
+    corners = hg.project_outline(h, [(0, 0), (bw, 0), (bw, bh), (0, bh)], lens)
     w_img, h_img = calibration.image_size
     x0 = max(0, math.floor(corners[:, 0].min()))
     y0 = max(0, math.floor(corners[:, 1].min()))
@@ -134,7 +134,7 @@ def build_geometry(
     size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
 
     def to_work(points: Sequence[tuple[float, float]]) -> npt.NDArray[Any]:
-        p = hg.project(h, points, lens)
+        p = hg.project_outline(h, points, lens)
         return np.round((p - (x0, y0)) * scale).astype(np.int32)
 
     places = count_places(layout, tiles or {}, courts or {})

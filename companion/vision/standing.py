@@ -17,49 +17,13 @@ import numpy.typing as npt
 
 from companion.vision import homography as hg
 from companion.vision.calibration import Calibration
+from companion.vision.camera_model import camera_matrix
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 
 if TYPE_CHECKING:  # (geometry.py uses the camera's pose for the Castillo tower's image)
     from companion.vision.geometry import Geometry
 
 FloatArray = npt.NDArray[Any]
-
-
-def camera_matrix(
-    h: FloatArray, image_size: tuple[int, int], config: VisionConfig = DEFAULT_CONFIG
-) -> FloatArray:
-    """The camera matrix that makes the homography a rotation and a shift: principal point at
-    the image centre, square pixels, the focal length from the two conditions on the
-    homography's first two columns (least squares).
-
-    A camera looking nearly straight down leaves the focal length undetermined (both
-    conditions vanish); then the camera is taken to hang ``config.camera_height`` mm over the
-    board, which with the board's scale in the image gives the focal length. The same when
-    the estimate is far from that (a slight tilt and noise in the marker corners).
-    """
-    w, h_img = image_size
-    cx, cy = w / 2.0, h_img / 2.0
-    shift = np.array([[1.0, 0.0, -cx], [0.0, 1.0, -cy], [0.0, 0.0, 1.0]])
-    m = shift @ h
-    # Pixels per mm on the board where the camera looks: the focal length over the height.
-    centre = np.linalg.solve(h, np.array([cx, cy, 1.0]))
-    assumed = config.camera_height * hg.local_scale(
-        h, (centre[0] / centre[2], centre[1] / centre[2])
-    )
-    a1, a2 = m[:, 0], m[:, 1]
-    # f^2 * c = d for each condition: orthogonal columns, columns of equal length.
-    c = np.array([a1[2] * a2[2], a1[2] ** 2 - a2[2] ** 2])
-    d = np.array(
-        [-(a1[0] * a2[0] + a1[1] * a2[1]), a2[0] ** 2 + a2[1] ** 2 - a1[0] ** 2 - a1[1] ** 2]
-    )
-    f = assumed
-    norm = float(c @ c)
-    if norm > 0:
-        f2 = float(c @ d) / norm
-        low, high = config.focal_range
-        if f2 > 0 and low * assumed <= np.sqrt(f2) <= high * assumed:
-            f = float(np.sqrt(f2))
-    return np.array([[f, 0.0, cx], [0.0, f, cy], [0.0, 0.0, 1.0]])
 
 
 def raised_homography(h: FloatArray, k: FloatArray, height: float) -> FloatArray:

@@ -61,9 +61,30 @@ def test_calibrate_then_read(table_png: Path, tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "colours sampled: green" in out.stdout
+    assert "lens estimated" not in out.stdout  # (a flat drawing: nothing bent)
     out = run("read", str(table_png), "--layout", "el-grande", "--calibration", str(cal))
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["counts"]["granada"] == {"green": 3}
+
+
+def test_calibrate_estimates_a_wide_lens_from_the_markers(tmp_path: Path) -> None:
+    from benchmarks.bench_vision import POSITIONS
+    from companion.vision.synth import HARD, render
+
+    layout = load_layout("el-grande")
+    setup, _ = POSITIONS["el-grande"](4)
+    image, truth = render(setup, layout, seed=4, conditions=HARD)  # (a barrel lens, k1 -0.21)
+    png, position, cal = tmp_path / "setup.png", tmp_path / "setup.json", tmp_path / "cal.json"
+    cv2.imwrite(str(png), image)
+    position.write_text(json.dumps(setup))
+    out = run("calibrate", str(png), "--layout", "el-grande", "--position", str(position),
+              "--out", str(cal))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "lens estimated from the markers (radial term k1 -0." in out.stdout
+    # The bend in pixels (k1 over the focal length squared) is the camera's own, to 15 %.
+    saved, camera = json.loads(cal.read_text())["lens"], truth["camera"]
+    bend = saved["distortion"][0] / saved["matrix"][0][0] ** 2
+    assert bend == pytest.approx(camera["dist"][0] / camera["matrix"][0][0] ** 2, rel=0.15)
 
 
 def test_not_an_image(tmp_path: Path) -> None:
