@@ -81,6 +81,11 @@ class VisionConfig:
     # width (blur's halo). A top that fills less than top_min_fill of its rectangle is ragged:
     # counted by area. Measured on the labelled renders (benchmarks/vision_errors).
     top_length_sides: float = 1.05
+    # ... plus this many sides once, whatever the count (blur's halo at its two ends): a lone
+    # top reads up to ~1.6 sides long (per-top study of hard Carolus seeds 100-159, 4325 tops:
+    # 0 -> 0.1 took wrong tops 100 -> 88; vision_errors hard Carolus: bench 21 -> 21, held-out
+    # seeds 12-40 87 -> 75).
+    top_length_halo: float = 0.1
     # ... only a top of at least this many model cube tops (pixels over the model's square) is
     # measured so: smaller ones are one cube's (a lone top covers ~0.4-1.1 of the square).
     top_shape_from: float = 0.6

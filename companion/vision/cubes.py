@@ -434,7 +434,9 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
     sizes = [float(np.hypot(*e)) + 1.0 for e in edges]
     long_i = 0 if sizes[0] >= sizes[1] else 1
     length, width = sizes[long_i], sizes[1 - long_i]
-    along = max(1, round(length / (config.top_length_sides * side)))
+    along = max(
+        1, round((length - config.top_length_halo * side) / (config.top_length_sides * side))
+    )
     across = max(1, round(width / (config.top_width_sides * side)))
     if along * across == 1:
         return length, width, 1

@@ -17,7 +17,15 @@ from companion.vision.colour import (
     nominal_model,
 )
 from companion.vision.config import DEFAULT_CONFIG
-from companion.vision.cubes import Patch, Top, count_patches, find_blobs, measure, top_cubes
+from companion.vision.cubes import (
+    Patch,
+    Top,
+    count_patches,
+    find_blobs,
+    measure,
+    top_cubes,
+    top_shape,
+)
 from companion.vision.still import StillGate, median_frame
 
 SIDE = 10
@@ -145,6 +153,24 @@ def test_a_big_top_whose_cells_miss_its_middle_still_counts_by_its_area() -> Non
     assert top_cubes(Top(1.5 * unit, 4.0, 0.0, 0.0, side, side, cells=1), unit, DEFAULT_CONFIG) == 1
     row = Top(2.6 * unit, 4.0, 0.0, 0.0, 3.0 * side, 0.9 * side, cells=3)
     assert top_cubes(row, unit, DEFAULT_CONFIG) == 3
+
+
+@pytest.mark.parametrize("angle", [0.0, 30.0])
+def test_a_lone_top_blurred_long_is_one_cube_and_a_short_row_two(angle: float) -> None:
+    # As measured on hard rendered Carolus tables (seed 0 t06, a lone red cube's top 1.58 x
+    # 1.24 sides, its lit rim joined in): blur adds a fixed halo to a top's length, not a
+    # share of it, so a top that long is still one cube; two in a row are ~2.1 sides long.
+    side = 10.0
+
+    def drawn(length: float, width: float) -> np.ndarray:
+        part = np.zeros((60, 60), np.uint8)
+        box = ((30.0, 30.0), (length * side, width * side), angle)
+        cv2.fillPoly(part, [np.round(cv2.boxPoints(box)).astype(np.int32)], 1)
+        return part
+
+    assert top_shape(drawn(1.45, 1.15), side, DEFAULT_CONFIG)[2] == 1
+    assert top_shape(drawn(2.0, 0.95), side, DEFAULT_CONFIG)[2] == 2
+    assert top_shape(drawn(3.1, 0.95), side, DEFAULT_CONFIG)[2] == 3
 
 
 def test_half_hidden_cube_lowers_confidence() -> None:
