@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.config import VisionConfig
-from companion.vision.dice_tray import NoTray, find_tray
+from companion.vision.dice_tray import NoTray, Tray, find_tray
 from companion.vision.die_faces import CAROLUS_FACES, face_of
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
@@ -28,7 +28,7 @@ from companion.vision.masks import components, dilate_ellipse, nonzero
 
 Image = npt.NDArray[Any]
 
-__all__ = ["CAROLUS_FACES", "Dice", "die_pixels", "read_dice"]
+__all__ = ["CAROLUS_FACES", "Dice", "dice_in", "die_pixels", "read_dice"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,11 @@ class _Die:
 def read_dice(frame: Image, geo: Geometry, layout: Layout, config: VisionConfig) -> Dice:
     """The top face of every die in the tray. A die whose face cannot be told is named in
     ``unread`` (``die 2``: the second from the top) with where it lies and why, not guessed."""
-    tray = find_tray(frame, geo, layout, config)
+    return dice_in(find_tray(frame, geo, layout, config), config)
+
+
+def dice_in(tray: Tray | NoTray | None, config: VisionConfig) -> Dice:
+    """The dice in a tray found (:func:`read_dice`)."""
     if tray is None:
         return Dice()
     if isinstance(tray, NoTray):

@@ -16,10 +16,13 @@ never warped.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from types import TracebackType
 from typing import Any
 
 import cv2
@@ -39,7 +42,8 @@ from companion.vision.cubes import (
     footprint_factor,
     measure_planes,
 )
-from companion.vision.dice import read_dice
+from companion.vision.dice import Dice, dice_in
+from companion.vision.dice_tray import KnownTray, Tray, find_tray
 from companion.vision.errors import VisionError
 from companion.vision.figures import (
     DarkSearch,
@@ -53,6 +57,7 @@ from companion.vision.figures import (
 from companion.vision.fringe import drop_fringes
 from companion.vision.geometry import Geometry, build_geometry, locate_movables
 from companion.vision.hand import SkinColours, hand_check, paper_lightness, white_cast
+from companion.vision.jobs import Jobs, Later, pool_size
 from companion.vision.layout import Layout, Pose
 from companion.vision.masks import PerLabel, block_order
 from companion.vision.mosaic import Mosaic, cut
@@ -116,6 +121,20 @@ def _moved(old: Pose, new: Pose, config: VisionConfig) -> bool:
     return math.hypot(new.x - old.x, new.y - old.y) > config.marker_tolerance_mm or turn > 2.0
 
 
+def _place_at(geo: Geometry, x: float, y: float) -> str | None:
+    """The place (id) a working-image point lies in."""
+    ix = min(max(int(x), 0), geo.size[0] - 1)
+    iy = min(max(int(y), 0), geo.size[1] - 1)
+    i = int(geo.place_map[iy, ix])
+    if i:
+        return geo.places[i - 1].id
+    # A cube just outside the outline (pushed to the edge) goes to the nearest place.
+    r = max(2, round(float(geo.side[iy, ix]) * 0.6))
+    win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
+    vals = win[win > 0]
+    return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
+
+
 def working_image(frame: Image, geometry: Geometry) -> Image:
     x0, y0, x1, y1 = geometry.crop
     crop = frame[y0:y1, x0:x1]
@@ -126,7 +145,10 @@ def working_image(frame: Image, geometry: Geometry) -> Image:
 
 
 class Reader:
-    """Reads frames of one calibrated table; keeps the projected geometry between frames."""
+    """Reads frames of one calibrated table; keeps the projected geometry between frames.
+
+    Holds a small thread pool (``config.read_threads``) for the stages that run beside the
+    main chain: close it with :meth:`close` or use the Reader as a context manager."""
 
     def __init__(
         self,
@@ -154,6 +176,32 @@ class Reader:
         self._tiles: TileView | None = None
         self._rows: tuple[CourtRow, ...] = ()
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
+        # Where the dice tray was found (per geometry: it moves only with the camera).
+        self._tray: KnownTray | None = None
+        # Whether the last read needed El Grande's dark search: then it is started beside
+        # the main chain at once (a still table needs it frame after frame, or never).
+        self._dark_wanted = False
+        workers = pool_size(config.read_threads)
+        self._pool = (
+            ThreadPoolExecutor(workers, thread_name_prefix="companion-read") if workers else None
+        )
+
+    def close(self) -> None:
+        """Stop the read's helper threads (a read after this runs on one thread)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def __enter__(self) -> Reader:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
 
     def geometry(
         self, tiles: Mapping[str, Pose] | None = None, courts: Mapping[int, Pose] | None = None
@@ -168,6 +216,7 @@ class Reader:
                 self.calibration, self._geometry, self.layout, courts or {}, self.config
             )
             self._movables = key
+            self._tray = None
         return self._geometry
 
     def check_frame(self, frame: object) -> Image:
@@ -195,6 +244,24 @@ class Reader:
         if self.layout.game == "carolus-magnus" and tiles is None:
             tiles, courts, assumed = self._places_now(frame, courts)
         geo = self.geometry(tiles, courts)
+        jobs = Jobs(self._pool)
+        try:
+            obs = self._read(frame, geo, jobs, tiles, courts, frames)
+        finally:
+            jobs.settle()  # nothing handed off outlives the read (the frame may be reused)
+        return self._with_places(obs, assumed, courts)
+
+    def _read(
+        self,
+        frame: Image,
+        geo: Geometry,
+        jobs: Jobs,
+        tiles: Mapping[str, Pose] | None,
+        courts: Mapping[int, Pose] | None,
+        frames: int,
+    ) -> Observation:
+        # The dice need only the frame and where the tray is: read beside everything else.
+        dice = jobs.later(functools.partial(self._dice, frame, geo), hand_off=geo.tray is not None)
         small = working_image(frame, geo)
         packed = pack_bgr(small)
         labels = self.colours.classify_packed(packed)
@@ -213,10 +280,28 @@ class Reader:
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
+        castles: Later[dict[str, str]] | None = None
+        if game == "carolus-magnus":
+            # Castles are hueless: read on the tiles of the working image itself, told from
+            # the piece-coloured pixels beside them (beside the cubes: they share nothing).
+            castles = jobs.later(
+                functools.partial(
+                    read_castles,
+                    small,
+                    self._tiles,
+                    geo,
+                    functools.partial(_place_at, geo),
+                    self.layout,
+                    self.config,
+                    labels,
+                ),
+                hand_off=self._tiles is not None,
+            )
         # Black pieces under glare are grey: if the king or the black grande is not clearly
         # among the black pixels, they are looked for on the whole working image, among the
         # dark hueless pixels too (made only then: a Lab conversion and a look at every pixel).
         dark = None
+        dark_ready: Later[Mosaic] | None = None
         black = game == "el-grande" and "black" in self.colours.names
         if black:
             clear_shadows(small, labels, self.colours.label("black"), geo, self.config)
@@ -232,7 +317,16 @@ class Reader:
                 geo,
                 self.config,
             )
-        obs = self._read_pieces(frame, small, labels, pieces, dark, geo, tiles or {}, frames)
+            # (Its mosaic made beside the main chain when the last frame needed it.)
+            dark_ready = jobs.later(lambda: dark.pieces, hand_off=self._dark_wanted)
+            self._dark_wanted = False
+        return self._read_pieces(pieces, dark, dark_ready, castles, dice, geo, tiles or {}, frames)
+
+    def _with_places(
+        self, obs: Observation, assumed: list[str], courts: Mapping[int, Pose] | None
+    ) -> Observation:
+        if obs.occluded:
+            return obs
         # A court card in play never seen (not at calibration, not now) is no place at all.
         lost = [s for s in self.calibration.courts_in_play if s not in (courts or {})]
         if assumed or lost:
@@ -246,6 +340,17 @@ class Reader:
                 )
             obs = replace(obs, unread=unread)
         return obs
+
+    def _dice(self, frame: Image, geo: Geometry) -> Dice:
+        """The dice; the tray looked for only when it is not (or no longer) where it was
+        found before."""
+        tray = self._tray.seen_in(frame, self.config) if self._tray is not None else None
+        if tray is None:
+            found = find_tray(frame, geo, self.layout, self.config)
+            if isinstance(found, Tray):
+                self._tray = KnownTray.of(found, self.config)
+            return dice_in(found, self.config)
+        return dice_in(tray, self.config)
 
     def _places_now(
         self, frame: Image, courts: Mapping[int, Pose] | None
@@ -290,11 +395,11 @@ class Reader:
     # --- the stages after the hand check --------------------------------------------------------
     def _read_pieces(
         self,
-        frame: Image,
-        small: Image,
-        frame_labels: Image,
         pieces: Mosaic,
         dark: DarkSearch | None,
+        dark_ready: Later[Mosaic] | None,
+        castles_later: Later[dict[str, str]] | None,
+        dice_later: Later[Dice],
         geo: Geometry,
         tiles: Mapping[str, Pose],
         frames: int,
@@ -331,17 +436,14 @@ class Reader:
         stack.reshape(planes.shape)[...] &= pieces.inside
         masks: dict[str, Image] = dict(zip(names, stack.reshape(planes.shape), strict=True))
 
-        def place_at(x: float, y: float) -> str | None:
-            ix = min(max(int(x), 0), geo.size[0] - 1)
-            iy = min(max(int(y), 0), geo.size[1] - 1)
-            i = int(geo.place_map[iy, ix])
-            if i:
-                return geo.places[i - 1].id
-            # A cube just outside the outline (pushed to the edge) goes to the nearest place.
-            r = max(2, round(float(geo.side[iy, ix]) * 0.6))
-            win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
-            vals = win[win > 0]
-            return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
+        place_at = functools.partial(_place_at, geo)
+
+        def dark_search() -> DarkSearch:
+            """The dark search, its mosaic made (here, or waited for if handed off)."""
+            assert dark is not None and dark_ready is not None
+            dark_ready.result()
+            self._dark_wanted = True
+            return dark
 
         # Pawns first: each removes its own pixels from its colour's mask.
         for fig in figure_list:
@@ -361,10 +463,11 @@ class Reader:
             pixels = (found.corner, found.pixels) if found is not None else None
             unsure = found is None or found.score < cfg.figure_sure
             if dark is not None and fig.colour == "black" and unsure:
-                other = dark.pawn(fig, self.calibration, layout)
+                search = dark_search()
+                other = search.pawn(fig, self.calibration, layout)
                 if other is not None and (found is None or other.score > found.score):
-                    foot = dark.pieces.to_work(*other.foot)
-                    pixels = dark.take(other, pieces)
+                    foot = search.pieces.to_work(*other.foot)
+                    pixels = search.take(other, pieces)
             if foot is None:
                 if fig.name in ("king", "charlemagne"):
                     figures[fig.name] = None
@@ -380,10 +483,8 @@ class Reader:
                 if dark is not None and fig.colour == "black":
                     dark.exclude((x, y), body, pieces)
 
-        if layout.game == "carolus-magnus":
-            # Castles are hueless: read on the tiles of the working image itself, told from
-            # the piece-coloured pixels beside them.
-            castles = read_castles(small, self._tiles, geo, place_at, layout, cfg, frame_labels)
+        if castles_later is not None:
+            castles = castles_later.result()
 
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
@@ -416,7 +517,7 @@ class Reader:
         if dark is not None and black is not None and "black" in measured:
             top = find_big_top(measured["black"], black, geo, layout, cfg)
             if top is None or top[2] < cfg.grande_sure:
-                top = dark.grande(black, layout, top)
+                top = dark_search().grande(black, layout, top)
             if top is not None:
                 take_top_at(measured["black"], top[:2], black.diameter / 2 * geo.mm_px, cfg)
                 tops[black.name] = top
@@ -478,7 +579,7 @@ class Reader:
                 counts[pid][colour] = n
                 flags.setdefault(pid, []).append(f"{colour}: row's length says {n}, blobs {got}")
 
-        dice = read_dice(frame, geo, layout, cfg)
+        dice = dice_later.result()
         unread.update(dice.unread)
         for marker in layout.board_markers:
             if marker.id not in self.calibration.markers:
@@ -513,4 +614,5 @@ def read_frame(
     config: VisionConfig = DEFAULT_CONFIG,
 ) -> Observation:
     """One frame, one observation (no still gate: for a photo of a table at rest)."""
-    return Reader(calibration, layout, config).read(frame)
+    with Reader(calibration, layout, config) as reader:
+        return reader.read(frame)
