@@ -62,7 +62,7 @@ from companion.vision.layout import Layout, Pose
 from companion.vision.masks import PerLabel, block_order
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
-from companion.vision.shadows import clear_shadows
+from companion.vision.shadows import apply_shadows, shadow_pixels
 from companion.vision.standing import feet_of, foot_of, top_of
 from companion.vision.still import is_moving, median_frame, thumbnail
 
@@ -260,18 +260,34 @@ class Reader:
         courts: Mapping[int, Pose] | None,
         frames: int,
     ) -> Observation:
-        # The dice need only the frame and where the tray is: read beside everything else.
-        dice = jobs.later(functools.partial(self._dice, frame, geo), hand_off=geo.tray is not None)
         small = working_image(frame, geo)
         packed = pack_bgr(small)
+        half = np.s_[::2, ::2]  # the hand check looks at every other pixel of every other row
+        paper = lab_of(np.take(packed, geo.white))
+        # Skin (for the hand check) needs only the pixels, not their labels; the dice only the
+        # frame and where the tray is: both made beside the labels and what follows.
+        skin = jobs.later(
+            functools.partial(
+                self._skin.masks, packed[half], white_cast(paper), paper_lightness(paper)
+            )
+        )
+        dice = jobs.later(functools.partial(self._dice, frame, geo), hand_off=geo.tray is not None)
         labels = self.colours.classify_packed(packed)
         cv2.bitwise_and(labels, geo.readable, dst=labels)
         game = self.layout.game
-        half = np.s_[::2, ::2]  # the hand check looks at every other pixel of every other row
-        paper = lab_of(np.take(packed, geo.white))
+        black = game == "el-grande" and "black" in self.colours.names
+        shadows: Later[Image | None] | None = None
+        if black:
+            # The tower's shadow, looked for beside the hand check (both only read labels).
+            shadows = jobs.later(
+                functools.partial(
+                    shadow_pixels, small, labels, self.colours.label("black"), geo, self.config
+                ),
+                hand_off=geo.shadow_zone is not None,
+            )
         hand = hand_check(
             labels[half],
-            self._skin.masks(packed[half], white_cast(paper), paper_lightness(paper)),
+            skin.result(),
             geo.hand_zone,
             geo.area_zone,
             geo.outside,
@@ -302,9 +318,8 @@ class Reader:
         # dark hueless pixels too (made only then: a Lab conversion and a look at every pixel).
         dark = None
         dark_ready: Later[Mosaic] | None = None
-        black = game == "el-grande" and "black" in self.colours.names
-        if black:
-            clear_shadows(small, labels, self.colours.label("black"), geo, self.config)
+        if shadows is not None:
+            apply_shadows(labels, shadows.result(), geo)
         pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
         if black:
             dark = DarkSearch(
