@@ -21,9 +21,24 @@ import numpy.typing as npt
 from companion.vision.config import VisionConfig
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
-from companion.vision.masks import nonzero
+from companion.vision.masks import dilate_ellipse, nonzero
 
 Image = npt.NDArray[Any]
+
+
+TrayZones = tuple[Image, Image]
+
+
+def tray_zones(mask: Image, side: float, config: VisionConfig) -> TrayZones:
+    """Where the dice search measures the tray's own colour (inside its light printed
+    outline) and where it looks for dice (a die's top stands out past its footprint in the
+    image, being nearer the camera), in the tray's crop (bool)."""
+    margin = max(1, round(config.die_tray_margin * side))
+    eroded = cv2.erode(mask.astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+    inner = eroded > 0 if eroded.any() else mask
+    reach = max(1, round(config.die_reach * side))
+    search: Image = dilate_ellipse(mask.astype(np.uint8), 2 * reach + 1) > 0
+    return inner, search
 
 
 @dataclass(frozen=True)
@@ -34,6 +49,7 @@ class Tray:
     mask: Image  # bool, the tray's surface in the crop
     origin: tuple[int, int]  # the crop's top left corner in the frame
     side: float  # a die's side in frame pixels
+    zones: TrayZones | None = None  # tray_zones of the mask, if made already
 
     def box(self) -> tuple[int, int, int, int]:
         """The crop's box (x0, y0, x1, y1) in the frame."""
@@ -53,6 +69,7 @@ class KnownTray:
     side: float
     inside: Image  # flat indices into the crop (a sample)
     ring: Image
+    zones: TrayZones
 
     @classmethod
     def of(cls, tray: Tray, config: VisionConfig) -> KnownTray:
@@ -63,7 +80,8 @@ class KnownTray:
         inside = np.flatnonzero(tray.mask)
         # (A few thousand pixels give the medians as well as all of them.)
         step = max(1, (inside.size + ring.size) // 4000)
-        return cls(tray.box(), tray.mask, tray.side, inside[::step], ring[::step])
+        zones = tray_zones(tray.mask, tray.side, config)
+        return cls(tray.box(), tray.mask, tray.side, inside[::step], ring[::step], zones)
 
     def seen_in(self, frame: Image, config: VisionConfig) -> Tray | None:
         """The tray in this frame where it was found, if it is still darker than the board
@@ -79,7 +97,7 @@ class KnownTray:
         light = float(np.median(grey[self.inside.size :]))
         if math.log(light + 1.0) - math.log(dark + 1.0) < config.die_tray_contrast:
             return None
-        return Tray(crop, self.mask, (x0, y0), self.side)
+        return Tray(crop, self.mask, (x0, y0), self.side, self.zones)
 
 
 @dataclass(frozen=True)

@@ -364,6 +364,7 @@ class Reader:
             found = find_tray(frame, geo, self.layout, self.config)
             if isinstance(found, Tray):
                 self._tray = KnownTray.of(found, self.config)
+                found = replace(found, zones=self._tray.zones)
             return dice_in(found, self.config)
         return dice_in(tray, self.config)
 
