@@ -55,7 +55,7 @@ from companion.vision.figures import (
     take_top_at,
 )
 from companion.vision.fringe import drop_fringes
-from companion.vision.geometry import Geometry, build_geometry, locate_movables
+from companion.vision.geometry import Geometry, build_geometry, locate_movables, movables_in_place
 from companion.vision.hand import SkinColours, hand_check, paper_lightness, white_cast
 from companion.vision.jobs import Jobs, Later, pool_size
 from companion.vision.layout import Layout, Pose
@@ -373,9 +373,22 @@ class Reader:
     ) -> tuple[dict[str, Pose], dict[int, Pose], list[str]]:
         """Tile and card places: as seen now, else where they lay before. A place that moved
         less than the markers' own jitter keeps its old value, so the geometry stays cached."""
-        seen_tiles, seen_courts = locate_movables(frame, self.calibration, self.layout)
-        seen: dict[str, Pose] = dict(seen_tiles)
-        seen.update({f"court_{s}": p for s, p in seen_courts.items()})
+        # Every tile and card in play known: each looked for where it lay (a still table).
+        expected = {t.id for t in self.layout.tiles}
+        expected |= {f"court_{s}" for s in self.calibration.courts_in_play}
+        seen: dict[str, Pose] | None = None
+        if expected <= self._poses.keys():
+            seen = movables_in_place(
+                frame,
+                self.calibration,
+                self.layout,
+                self._poses,
+                functools.partial(_moved, config=self.config),
+            )
+        if seen is None:
+            seen_tiles, seen_courts = locate_movables(frame, self.calibration, self.layout)
+            seen = dict(seen_tiles)
+            seen.update({f"court_{s}": p for s, p in seen_courts.items()})
         assumed = []
         for key in set(self._poses) | set(seen):
             new = seen.get(key)
