@@ -341,6 +341,12 @@ class VisionConfig:
     shadow_rim: float = 0.3
     # How far (board mm) the markers may seem to move before the homography is re-estimated.
     marker_tolerance_mm: float = 3.0
+    # Threads one read may use: stages that do not depend on each other (Carolus's dice and
+    # castles beside the cubes; El Grande's dark search when the last frame needed it) run on
+    # a small pool beside the main chain; the results are the same whatever the timing. 1:
+    # everything on the calling thread, in order; 0: one per core, at most 3 (a read has at
+    # most two stages to hand off).
+    read_threads: int = 0
 
 
 DEFAULT_CONFIG = VisionConfig()

@@ -19,16 +19,16 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.config import VisionConfig
-from companion.vision.dice_tray import NoTray, find_tray
+from companion.vision.dice_tray import NoTray, Tray, TrayZones, find_tray, tray_zones
 from companion.vision.die_faces import CAROLUS_FACES, face_of
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
 from companion.vision.local_print import median_u8
-from companion.vision.masks import components, dilate_ellipse, nonzero
+from companion.vision.masks import components, nonzero
 
 Image = npt.NDArray[Any]
 
-__all__ = ["CAROLUS_FACES", "Dice", "die_pixels", "read_dice"]
+__all__ = ["CAROLUS_FACES", "Dice", "dice_in", "die_pixels", "read_dice"]
 
 
 @dataclass(frozen=True)
@@ -50,12 +50,16 @@ class _Die:
 def read_dice(frame: Image, geo: Geometry, layout: Layout, config: VisionConfig) -> Dice:
     """The top face of every die in the tray. A die whose face cannot be told is named in
     ``unread`` (``die 2``: the second from the top) with where it lies and why, not guessed."""
-    tray = find_tray(frame, geo, layout, config)
+    return dice_in(find_tray(frame, geo, layout, config), config)
+
+
+def dice_in(tray: Tray | NoTray | None, config: VisionConfig) -> Dice:
+    """The dice in a tray found (:func:`read_dice`)."""
     if tray is None:
         return Dice()
     if isinstance(tray, NoTray):
         return Dice(unread={"dice": tray.why})
-    dice = _find_dice(tray.crop, tray.mask, tray.side, config)
+    dice = _find_dice(tray.crop, tray.mask, tray.side, config, tray.zones)
     dice.sort(key=lambda d: (d.y, d.x))
     unread = {}
     for n, d in enumerate(dice, 1):
@@ -65,7 +69,9 @@ def read_dice(frame: Image, geo: Geometry, layout: Layout, config: VisionConfig)
     return Dice(tuple(d.face for d in dice if d.face is not None), unread)
 
 
-def _find_dice(crop: Image, tray: Image, side: float, config: VisionConfig) -> list[_Die]:
+def _find_dice(
+    crop: Image, tray: Image, side: float, config: VisionConfig, zones: TrayZones | None = None
+) -> list[_Die]:
     bgr = crop.astype(np.float32)
     # Sensor noise is several grey levels on a symbol only ~10 px wide: smooth a little.
     sigma = config.die_smooth * side
@@ -74,7 +80,7 @@ def _find_dice(crop: Image, tray: Image, side: float, config: VisionConfig) -> l
     # (The mean of B, G and R as NumPy's mean over the last axis adds them, at a twentieth of
     # its cost.)
     grey = (bgr[..., 0] + bgr[..., 1] + bgr[..., 2]) / 3
-    body = die_pixels(bgr, grey, tray, side, config).astype(np.uint8)
+    body = die_pixels(bgr, grey, tray, side, config, zones).astype(np.uint8)
     n, labels, stats, _ = components(body, connectivity=8)
     out: list[_Die] = []
     for i in range(1, n):
@@ -89,16 +95,18 @@ def _find_dice(crop: Image, tray: Image, side: float, config: VisionConfig) -> l
     return out
 
 
-def die_pixels(bgr: Image, grey: Image, tray: Image, side: float, config: VisionConfig) -> Image:
-    """Where the dice are in a (smoothed) crop round the tray (``tray``: its surface): True on
-    each die's top, the lit sides in view and its symbols."""
-    # The tray's own colour, inside its light printed outline.
-    margin = max(1, round(config.die_tray_margin * side))
-    eroded = cv2.erode(tray.astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
-    inner = eroded > 0 if eroded.any() else tray
-    # A die's top stands out past its footprint in the image (it is nearer the camera).
-    reach = max(1, round(config.die_reach * side))
-    search = dilate_ellipse(tray.astype(np.uint8), 2 * reach + 1) > 0
+def die_pixels(
+    bgr: Image,
+    grey: Image,
+    tray: Image,
+    side: float,
+    config: VisionConfig,
+    zones: TrayZones | None = None,
+) -> Image:
+    """Where the dice are in a (smoothed) crop round the tray (``tray``: its surface, and
+    ``zones`` made of it if known): True on each die's top, the lit sides in view and its
+    symbols."""
+    inner, search = zones if zones is not None else tray_zones(tray, side, config)
     # The level of the tray under each die (a lamp's glare or a cast shadow makes it uneven):
     # the grey with everything brighter and smaller than a couple of dice taken off; and that
     # of whatever lies round each pixel, the lighter board beside the tray included.

@@ -21,9 +21,24 @@ import numpy.typing as npt
 from companion.vision.config import VisionConfig
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
-from companion.vision.masks import nonzero
+from companion.vision.masks import dilate_ellipse, nonzero
 
 Image = npt.NDArray[Any]
+
+
+TrayZones = tuple[Image, Image]
+
+
+def tray_zones(mask: Image, side: float, config: VisionConfig) -> TrayZones:
+    """Where the dice search measures the tray's own colour (inside its light printed
+    outline) and where it looks for dice (a die's top stands out past its footprint in the
+    image, being nearer the camera), in the tray's crop (bool)."""
+    margin = max(1, round(config.die_tray_margin * side))
+    eroded = cv2.erode(mask.astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+    inner = eroded > 0 if eroded.any() else mask
+    reach = max(1, round(config.die_reach * side))
+    search: Image = dilate_ellipse(mask.astype(np.uint8), 2 * reach + 1) > 0
+    return inner, search
 
 
 @dataclass(frozen=True)
@@ -34,6 +49,55 @@ class Tray:
     mask: Image  # bool, the tray's surface in the crop
     origin: tuple[int, int]  # the crop's top left corner in the frame
     side: float  # a die's side in frame pixels
+    zones: TrayZones | None = None  # tray_zones of the mask, if made already
+
+    def box(self) -> tuple[int, int, int, int]:
+        """The crop's box (x0, y0, x1, y1) in the frame."""
+        x0, y0 = self.origin
+        return x0, y0, x0 + self.crop.shape[1], y0 + self.crop.shape[0]
+
+
+@dataclass(frozen=True)
+class KnownTray:
+    """Where the tray was found once (it is printed on the mat: it moves only with the
+    camera, and a camera that moved is calibrated again): its crop box and surface, and a
+    sample of its pixels and of the board's just round it, to check each frame that it is
+    still there."""
+
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1 in the frame
+    mask: Image  # bool, the tray's surface in the crop
+    side: float
+    inside: Image  # flat indices into the crop (a sample)
+    ring: Image
+    zones: TrayZones
+
+    @classmethod
+    def of(cls, tray: Tray, config: VisionConfig) -> KnownTray:
+        ring_px = max(1, round(config.die_tray_ring * tray.side))
+        kernel = np.ones((2 * ring_px + 1, 2 * ring_px + 1), np.uint8)
+        near = cv2.dilate(tray.mask.view(np.uint8), kernel) > 0
+        ring = np.flatnonzero(near & ~tray.mask)
+        inside = np.flatnonzero(tray.mask)
+        # (A few thousand pixels give the medians as well as all of them.)
+        step = max(1, (inside.size + ring.size) // 4000)
+        zones = tray_zones(tray.mask, tray.side, config)
+        return cls(tray.box(), tray.mask, tray.side, inside[::step], ring[::step], zones)
+
+    def seen_in(self, frame: Image, config: VisionConfig) -> Tray | None:
+        """The tray in this frame where it was found, if it is still darker than the board
+        round it by the contrast the search asks for (the dice are a few per cent of it)."""
+        x0, y0, x1, y1 = self.box
+        crop = frame[y0:y1, x0:x1]
+        pixels = crop.reshape(-1, 3)
+        grey = cv2.cvtColor(
+            pixels[np.concatenate([self.inside, self.ring])][:, None], cv2.COLOR_BGR2GRAY
+        )
+        grey = grey.reshape(-1)
+        dark = float(np.median(grey[: self.inside.size]))
+        light = float(np.median(grey[self.inside.size :]))
+        if math.log(light + 1.0) - math.log(dark + 1.0) < config.die_tray_contrast:
+            return None
+        return Tray(crop, self.mask, (x0, y0), self.side, self.zones)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ it between frames); frames are never warped.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,15 +86,58 @@ def locate_movables(
         court = layout.court_by_marker(marker_id)
         if tile is None and court is None:
             continue
-        b = hg.unproject(calibration.h, corners, calibration.lens)
-        centre = b.mean(axis=0)
-        edge = b[1] - b[0]
-        pose = Pose(float(centre[0]), float(centre[1]), math.degrees(math.atan2(edge[1], edge[0])))
+        pose = _pose_of(corners, calibration)
         if tile is not None:
             tiles[tile.id] = pose
         elif court is not None:
             courts[court.seat] = pose
     return tiles, courts
+
+
+def _pose_of(corners: npt.NDArray[Any], calibration: Calibration) -> Pose:
+    """A movable marker's pose (board mm) from its corners in the image."""
+    b = hg.unproject(calibration.h, corners, calibration.lens)
+    centre = b.mean(axis=0)
+    edge = b[1] - b[0]
+    return Pose(float(centre[0]), float(centre[1]), math.degrees(math.atan2(edge[1], edge[0])))
+
+
+def movables_in_place(
+    frame: Image,
+    calibration: Calibration,
+    layout: Layout,
+    poses: Mapping[str, Pose],
+    moved: Callable[[Pose, Pose], bool],
+) -> dict[str, Pose] | None:
+    """The tiles' and cards' poses (``poses``: by tile id or ``court_<seat>``), each marker
+    looked for only in a small window round where it lay; None as soon as one is not there
+    or has ``moved`` (then the whole frame must be searched: :func:`locate_movables`). A
+    still table costs a few small searches, not one over the whole frame."""
+    h_img, w_img = frame.shape[:2]
+    out: dict[str, Pose] = {}
+    for key, pose in poses.items():
+        spec = (
+            layout.court_marker(int(key[6:]))
+            if key.startswith("court_")
+            else layout.tile_marker(key)
+        )
+        c = hg.project(calibration.h, list(spec.corners(pose)), calibration.lens)
+        x0, y0 = np.floor(c.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(c.max(axis=0)).astype(int)
+        # (As calibration.markers_moved looks for the board's markers: half a marker round.)
+        pad = max(8, int(x1 - x0) // 2)
+        x0, y0 = max(0, int(x0) - pad), max(0, int(y0) - pad)
+        x1, y1 = min(w_img, int(x1) + pad), min(h_img, int(y1) + pad)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return None
+        found = hg.detect_markers(frame[y0:y1, x0:x1]).get(spec.id)
+        if found is None:
+            return None
+        now = _pose_of(found + np.array([x0, y0], np.float64), calibration)
+        if moved(pose, now):
+            return None
+        out[key] = now
+    return out
 
 
 def count_places(

@@ -16,10 +16,13 @@ never warped.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from types import TracebackType
 from typing import Any
 
 import cv2
@@ -39,7 +42,8 @@ from companion.vision.cubes import (
     footprint_factor,
     measure_planes,
 )
-from companion.vision.dice import read_dice
+from companion.vision.dice import Dice, dice_in
+from companion.vision.dice_tray import KnownTray, Tray, find_tray
 from companion.vision.errors import VisionError
 from companion.vision.figures import (
     DarkSearch,
@@ -51,13 +55,14 @@ from companion.vision.figures import (
     take_top_at,
 )
 from companion.vision.fringe import drop_fringes
-from companion.vision.geometry import Geometry, build_geometry, locate_movables
+from companion.vision.geometry import Geometry, build_geometry, locate_movables, movables_in_place
 from companion.vision.hand import SkinColours, hand_check, paper_lightness, white_cast
+from companion.vision.jobs import Jobs, Later, pool_size
 from companion.vision.layout import Layout, Pose
 from companion.vision.masks import PerLabel, block_order
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
-from companion.vision.shadows import clear_shadows
+from companion.vision.shadows import apply_shadows, shadow_pixels
 from companion.vision.standing import feet_of, foot_of, top_of
 from companion.vision.still import is_moving, median_frame, thumbnail
 
@@ -116,6 +121,20 @@ def _moved(old: Pose, new: Pose, config: VisionConfig) -> bool:
     return math.hypot(new.x - old.x, new.y - old.y) > config.marker_tolerance_mm or turn > 2.0
 
 
+def _place_at(geo: Geometry, x: float, y: float) -> str | None:
+    """The place (id) a working-image point lies in."""
+    ix = min(max(int(x), 0), geo.size[0] - 1)
+    iy = min(max(int(y), 0), geo.size[1] - 1)
+    i = int(geo.place_map[iy, ix])
+    if i:
+        return geo.places[i - 1].id
+    # A cube just outside the outline (pushed to the edge) goes to the nearest place.
+    r = max(2, round(float(geo.side[iy, ix]) * 0.6))
+    win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
+    vals = win[win > 0]
+    return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
+
+
 def working_image(frame: Image, geometry: Geometry) -> Image:
     x0, y0, x1, y1 = geometry.crop
     crop = frame[y0:y1, x0:x1]
@@ -126,7 +145,10 @@ def working_image(frame: Image, geometry: Geometry) -> Image:
 
 
 class Reader:
-    """Reads frames of one calibrated table; keeps the projected geometry between frames."""
+    """Reads frames of one calibrated table; keeps the projected geometry between frames.
+
+    Holds a small thread pool (``config.read_threads``) for the stages that run beside the
+    main chain: close it with :meth:`close` or use the Reader as a context manager."""
 
     def __init__(
         self,
@@ -154,6 +176,32 @@ class Reader:
         self._tiles: TileView | None = None
         self._rows: tuple[CourtRow, ...] = ()
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
+        # Where the dice tray was found (per geometry: it moves only with the camera).
+        self._tray: KnownTray | None = None
+        # Whether the last read needed El Grande's dark search: then it is started beside
+        # the main chain at once (a still table needs it frame after frame, or never).
+        self._dark_wanted = False
+        workers = pool_size(config.read_threads)
+        self._pool = (
+            ThreadPoolExecutor(workers, thread_name_prefix="companion-read") if workers else None
+        )
+
+    def close(self) -> None:
+        """Stop the read's helper threads (a read after this runs on one thread)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def __enter__(self) -> Reader:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
 
     def geometry(
         self, tiles: Mapping[str, Pose] | None = None, courts: Mapping[int, Pose] | None = None
@@ -168,6 +216,7 @@ class Reader:
                 self.calibration, self._geometry, self.layout, courts or {}, self.config
             )
             self._movables = key
+            self._tray = None
         return self._geometry
 
     def check_frame(self, frame: object) -> Image:
@@ -195,16 +244,50 @@ class Reader:
         if self.layout.game == "carolus-magnus" and tiles is None:
             tiles, courts, assumed = self._places_now(frame, courts)
         geo = self.geometry(tiles, courts)
+        jobs = Jobs(self._pool)
+        try:
+            obs = self._read(frame, geo, jobs, tiles, courts, frames)
+        finally:
+            jobs.settle()  # nothing handed off outlives the read (the frame may be reused)
+        return self._with_places(obs, assumed, courts)
+
+    def _read(
+        self,
+        frame: Image,
+        geo: Geometry,
+        jobs: Jobs,
+        tiles: Mapping[str, Pose] | None,
+        courts: Mapping[int, Pose] | None,
+        frames: int,
+    ) -> Observation:
         small = working_image(frame, geo)
         packed = pack_bgr(small)
+        half = np.s_[::2, ::2]  # the hand check looks at every other pixel of every other row
+        paper = lab_of(np.take(packed, geo.white))
+        # Skin (for the hand check) needs only the pixels, not their labels; the dice only the
+        # frame and where the tray is: both made beside the labels and what follows.
+        skin = jobs.later(
+            functools.partial(
+                self._skin.masks, packed[half], white_cast(paper), paper_lightness(paper)
+            )
+        )
+        dice = jobs.later(functools.partial(self._dice, frame, geo), hand_off=geo.tray is not None)
         labels = self.colours.classify_packed(packed)
         cv2.bitwise_and(labels, geo.readable, dst=labels)
         game = self.layout.game
-        half = np.s_[::2, ::2]  # the hand check looks at every other pixel of every other row
-        paper = lab_of(np.take(packed, geo.white))
+        black = game == "el-grande" and "black" in self.colours.names
+        shadows: Later[Image | None] | None = None
+        if black:
+            # The tower's shadow, looked for beside the hand check (both only read labels).
+            shadows = jobs.later(
+                functools.partial(
+                    shadow_pixels, small, labels, self.colours.label("black"), geo, self.config
+                ),
+                hand_off=geo.shadow_zone is not None,
+            )
         hand = hand_check(
             labels[half],
-            self._skin.masks(packed[half], white_cast(paper), paper_lightness(paper)),
+            skin.result(),
             geo.hand_zone,
             geo.area_zone,
             geo.outside,
@@ -213,13 +296,30 @@ class Reader:
         )
         if hand is not None:
             return Observation(game, occluded=True, unread={"board": hand}, frames=frames)
+        castles: Later[dict[str, str]] | None = None
+        if game == "carolus-magnus":
+            # Castles are hueless: read on the tiles of the working image itself, told from
+            # the piece-coloured pixels beside them (beside the cubes: they share nothing).
+            castles = jobs.later(
+                functools.partial(
+                    read_castles,
+                    small,
+                    self._tiles,
+                    geo,
+                    functools.partial(_place_at, geo),
+                    self.layout,
+                    self.config,
+                    labels,
+                ),
+                hand_off=self._tiles is not None,
+            )
         # Black pieces under glare are grey: if the king or the black grande is not clearly
         # among the black pixels, they are looked for on the whole working image, among the
         # dark hueless pixels too (made only then: a Lab conversion and a look at every pixel).
         dark = None
-        black = game == "el-grande" and "black" in self.colours.names
-        if black:
-            clear_shadows(small, labels, self.colours.label("black"), geo, self.config)
+        dark_ready: Later[Mosaic] | None = None
+        if shadows is not None:
+            apply_shadows(labels, shadows.result(), geo)
         pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
         if black:
             dark = DarkSearch(
@@ -232,7 +332,18 @@ class Reader:
                 geo,
                 self.config,
             )
-        obs = self._read_pieces(frame, small, labels, pieces, dark, geo, tiles or {}, frames)
+            # (Its mosaic made beside the main chain when the last frame needed it.)
+            dark_ready = jobs.later(lambda: dark.pieces, hand_off=self._dark_wanted)
+            self._dark_wanted = False
+        return self._read_pieces(
+            pieces, dark, dark_ready, castles, dice, jobs, geo, tiles or {}, frames
+        )
+
+    def _with_places(
+        self, obs: Observation, assumed: list[str], courts: Mapping[int, Pose] | None
+    ) -> Observation:
+        if obs.occluded:
+            return obs
         # A court card in play never seen (not at calibration, not now) is no place at all.
         lost = [s for s in self.calibration.courts_in_play if s not in (courts or {})]
         if assumed or lost:
@@ -247,14 +358,39 @@ class Reader:
             obs = replace(obs, unread=unread)
         return obs
 
+    def _dice(self, frame: Image, geo: Geometry) -> Dice:
+        """The dice; the tray looked for only when it is not (or no longer) where it was
+        found before."""
+        tray = self._tray.seen_in(frame, self.config) if self._tray is not None else None
+        if tray is None:
+            found = find_tray(frame, geo, self.layout, self.config)
+            if isinstance(found, Tray):
+                self._tray = KnownTray.of(found, self.config)
+                found = replace(found, zones=self._tray.zones)
+            return dice_in(found, self.config)
+        return dice_in(tray, self.config)
+
     def _places_now(
         self, frame: Image, courts: Mapping[int, Pose] | None
     ) -> tuple[dict[str, Pose], dict[int, Pose], list[str]]:
         """Tile and card places: as seen now, else where they lay before. A place that moved
         less than the markers' own jitter keeps its old value, so the geometry stays cached."""
-        seen_tiles, seen_courts = locate_movables(frame, self.calibration, self.layout)
-        seen: dict[str, Pose] = dict(seen_tiles)
-        seen.update({f"court_{s}": p for s, p in seen_courts.items()})
+        # Every tile and card in play known: each looked for where it lay (a still table).
+        expected = {t.id for t in self.layout.tiles}
+        expected |= {f"court_{s}" for s in self.calibration.courts_in_play}
+        seen: dict[str, Pose] | None = None
+        if expected <= self._poses.keys():
+            seen = movables_in_place(
+                frame,
+                self.calibration,
+                self.layout,
+                self._poses,
+                functools.partial(_moved, config=self.config),
+            )
+        if seen is None:
+            seen_tiles, seen_courts = locate_movables(frame, self.calibration, self.layout)
+            seen = dict(seen_tiles)
+            seen.update({f"court_{s}": p for s, p in seen_courts.items()})
         assumed = []
         for key in set(self._poses) | set(seen):
             new = seen.get(key)
@@ -290,11 +426,12 @@ class Reader:
     # --- the stages after the hand check --------------------------------------------------------
     def _read_pieces(
         self,
-        frame: Image,
-        small: Image,
-        frame_labels: Image,
         pieces: Mosaic,
         dark: DarkSearch | None,
+        dark_ready: Later[Mosaic] | None,
+        castles_later: Later[dict[str, str]] | None,
+        dice_later: Later[Dice],
+        jobs: Jobs,
         geo: Geometry,
         tiles: Mapping[str, Pose],
         frames: int,
@@ -331,17 +468,14 @@ class Reader:
         stack.reshape(planes.shape)[...] &= pieces.inside
         masks: dict[str, Image] = dict(zip(names, stack.reshape(planes.shape), strict=True))
 
-        def place_at(x: float, y: float) -> str | None:
-            ix = min(max(int(x), 0), geo.size[0] - 1)
-            iy = min(max(int(y), 0), geo.size[1] - 1)
-            i = int(geo.place_map[iy, ix])
-            if i:
-                return geo.places[i - 1].id
-            # A cube just outside the outline (pushed to the edge) goes to the nearest place.
-            r = max(2, round(float(geo.side[iy, ix]) * 0.6))
-            win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
-            vals = win[win > 0]
-            return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
+        place_at = functools.partial(_place_at, geo)
+
+        def dark_search() -> DarkSearch:
+            """The dark search, its mosaic made (here, or waited for if handed off)."""
+            assert dark is not None and dark_ready is not None
+            dark_ready.result()
+            self._dark_wanted = True
+            return dark
 
         # Pawns first: each removes its own pixels from its colour's mask.
         for fig in figure_list:
@@ -361,10 +495,11 @@ class Reader:
             pixels = (found.corner, found.pixels) if found is not None else None
             unsure = found is None or found.score < cfg.figure_sure
             if dark is not None and fig.colour == "black" and unsure:
-                other = dark.pawn(fig, self.calibration, layout)
+                search = dark_search()
+                other = search.pawn(fig, self.calibration, layout)
                 if other is not None and (found is None or other.score > found.score):
-                    foot = dark.pieces.to_work(*other.foot)
-                    pixels = dark.take(other, pieces)
+                    foot = search.pieces.to_work(*other.foot)
+                    pixels = search.take(other, pieces)
             if foot is None:
                 if fig.name in ("king", "charlemagne"):
                     figures[fig.name] = None
@@ -380,10 +515,8 @@ class Reader:
                 if dark is not None and fig.colour == "black":
                     dark.exclude((x, y), body, pieces)
 
-        if layout.game == "carolus-magnus":
-            # Castles are hueless: read on the tiles of the working image itself, told from
-            # the piece-coloured pixels beside them.
-            castles = read_castles(small, self._tiles, geo, place_at, layout, cfg, frame_labels)
+        if castles_later is not None:
+            castles = castles_later.result()
 
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
@@ -391,18 +524,33 @@ class Reader:
         # Counting by area: close the dark edge between a cube's top and its lit side, so one
         # cube is one blob (the seams still part the tops, see cubes.measure).
         closed = cv2.morphologyEx(stack, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        per_plane = measure_planes(
-            closed,
-            len(names),
-            geo.footprint,
-            geo.side,
-            lightness,
-            raw=stack,
+        measure = functools.partial(
+            measure_planes,
+            footprint=geo.footprint,
+            cube_side=geo.side,
+            lightness=lightness,
             index=pieces.index,
             width=pieces.width,
             groups=groups,
             config=cfg,
         )
+        rows = labels.shape[0]  # each plane's in the stack
+        # Each colour's plane is measured on its own (the mosaic's empty edge rows part them):
+        # where the helper thread has nothing else to do (no dice, no castles), it measures the
+        # planes holding about half of the pixels, in the order of the stack.
+        split = 0
+        if self._pool is not None and castles_later is None and not dice_later.handed_off:
+            filled = np.cumsum([cv2.countNonZero(p) for p in stack.reshape(planes.shape)])
+            split = int(np.searchsorted(filled, filled[-1] / 2))
+        if 0 < split < len(names):
+            cut_at = split * rows
+            first = jobs.later(
+                functools.partial(measure, closed[:cut_at], split, raw=stack[:cut_at])
+            )
+            rest = measure(closed[cut_at:], len(names) - split, raw=stack[cut_at:])
+            per_plane = first.result() + rest
+        else:
+            per_plane = measure(closed, len(names), raw=stack)
         for colour in cube_colours:
             if colour in names:
                 measured[colour] = per_plane[names.index(colour)]
@@ -416,7 +564,7 @@ class Reader:
         if dark is not None and black is not None and "black" in measured:
             top = find_big_top(measured["black"], black, geo, layout, cfg)
             if top is None or top[2] < cfg.grande_sure:
-                top = dark.grande(black, layout, top)
+                top = dark_search().grande(black, layout, top)
             if top is not None:
                 take_top_at(measured["black"], top[:2], black.diameter / 2 * geo.mm_px, cfg)
                 tops[black.name] = top
@@ -478,7 +626,7 @@ class Reader:
                 counts[pid][colour] = n
                 flags.setdefault(pid, []).append(f"{colour}: row's length says {n}, blobs {got}")
 
-        dice = read_dice(frame, geo, layout, cfg)
+        dice = dice_later.result()
         unread.update(dice.unread)
         for marker in layout.board_markers:
             if marker.id not in self.calibration.markers:
@@ -513,4 +661,5 @@ def read_frame(
     config: VisionConfig = DEFAULT_CONFIG,
 ) -> Observation:
     """One frame, one observation (no still gate: for a photo of a table at rest)."""
-    return Reader(calibration, layout, config).read(frame)
+    with Reader(calibration, layout, config) as reader:
+        return reader.read(frame)

@@ -30,17 +30,34 @@ def clear_shadows(
     """Label as board the black pixels (label ``black``) of ``labels`` (the working image's,
     changed in place) in the tall pieces' shadow zone that are no darker than a shadow;
     the number of pixels cleared."""
+    return apply_shadows(labels, shadow_pixels(image, labels, black, geo, config), geo)
+
+
+def shadow_pixels(
+    image: Image, labels: Image, black: int, geo: Geometry, config: VisionConfig
+) -> Image | None:
+    """The black pixels of :func:`clear_shadows` that are a shadow (bool, over
+    ``geo.shadow_box``), or None if there are none; ``labels`` is only read (this may run
+    beside the hand check, which reads them too)."""
     zone = geo.shadow_zone
     x, y, w, h = geo.shadow_box
     if zone is None or not w or not h:
-        return 0
+        return None
     sub = labels[y : y + h, x : x + w]
     black_px = (sub == black) & zone
     if not black_px.any():
-        return 0  # (most frames: nothing black there, no Lab needed)
+        return None  # (most frames: nothing black there, no Lab needed)
     dark = dark_within(image, labels, geo, geo.shadow_box, config)
     rim = max(1, round(config.shadow_rim * float(np.median(geo.side[y : y + h, x : x + w]))))
     kept = cv2.dilate(dark, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0
-    gone = black_px & ~kept
-    sub[gone] = BACKGROUND
+    gone: Image = black_px & ~kept
+    return gone
+
+
+def apply_shadows(labels: Image, gone: Image | None, geo: Geometry) -> int:
+    """Label :func:`shadow_pixels`' pixels as board; how many."""
+    if gone is None:
+        return 0
+    x, y, w, h = geo.shadow_box
+    labels[y : y + h, x : x + w][gone] = BACKGROUND
     return int(gone.sum())

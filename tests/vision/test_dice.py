@@ -15,8 +15,8 @@ import pytest
 from benchmarks.bench_vision import POSITIONS
 from companion.vision.calibration import Calibration, uncalibrated
 from companion.vision.config import DEFAULT_CONFIG
-from companion.vision.dice import read_dice
-from companion.vision.dice_tray import NoTray, Tray, find_tray
+from companion.vision.dice import dice_in, read_dice
+from companion.vision.dice_tray import KnownTray, NoTray, Tray, find_tray
 from companion.vision.die_faces import DIE_WHITE, FACE_BGR, face_of
 from companion.vision.geometry import build_geometry
 from companion.vision.layout import load_layout
@@ -171,3 +171,44 @@ def test_between_the_crown_and_the_yellow_spot_there_is_a_band_left_unread() -> 
     first_none, last_none = names.index(None), len(names) - 1 - names[::-1].index(None)
     assert set(names[:first_none]) == {"crown"} and set(names[last_none + 1 :]) == {"yellow"}
     assert set(names[first_none : last_none + 1]) == {None}
+
+
+def test_a_tray_found_once_is_checked_not_searched_on_the_next_frames() -> None:
+    first, _ = rendered("hard", 110, ("green", "pink", "crown"))
+    later, truth = rendered("hard", 110, ("red", "blue", "yellow"))
+    cal = shifted(uncalibrated(first, LAYOUT), 30.0, -25.0)
+    geo = build_geometry(cal, LAYOUT)
+    found = find_tray(first, geo, LAYOUT, DEFAULT_CONFIG)
+    assert isinstance(found, Tray)
+    tray = KnownTray.of(found, DEFAULT_CONFIG).seen_in(later, DEFAULT_CONFIG)
+    assert tray is not None
+    assert tray.origin == found.origin and np.array_equal(tray.mask, found.mask)
+    x0, y0, x1, y1 = found.box()
+    assert np.array_equal(tray.crop, later[y0:y1, x0:x1])
+    assert list(dice_in(tray, DEFAULT_CONFIG).faces) == in_image_order(truth)
+
+
+def covered_tray(image: Any, tray: Tray) -> Any:
+    """The frame with the tray's surface painted in the board's colour just round it."""
+    out = image.copy()
+    x0, y0, x1, y1 = tray.box()
+    ring = (cv2.dilate(tray.mask.view(np.uint8), np.ones((9, 9), np.uint8)) > 0) & ~tray.mask
+    crop = out[y0:y1, x0:x1]
+    crop[tray.mask] = np.median(crop[ring], axis=0).astype(np.uint8)
+    return out
+
+
+def test_a_tray_no_longer_where_it_was_found_is_looked_for_again() -> None:
+    image, _ = rendered("hard", 110, ("green", "pink", "crown"))
+    cal = uncalibrated(image, LAYOUT)
+    found = find_tray(image, build_geometry(cal, LAYOUT), LAYOUT, DEFAULT_CONFIG)
+    assert isinstance(found, Tray)
+    gone = covered_tray(image, found)
+    assert KnownTray.of(found, DEFAULT_CONFIG).seen_in(gone, DEFAULT_CONFIG) is None
+    # The reader then searches the frame again, finds nothing and says so.
+    with Reader(cal, LAYOUT) as reader:
+        assert sorted(reader.read(image).dice) == ["crown", "green", "pink"]
+        obs = reader.read(gone)
+        assert obs.dice == ()
+        assert "dice tray is not where the calibration puts it" in obs.unread["dice"]
+        assert sorted(reader.read(image).dice) == ["crown", "green", "pink"]

@@ -1,0 +1,74 @@
+"""Carolus tiles and court cards on a still table: each marker looked for only where it lay;
+the whole frame searched again when one is missing or has moved."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from benchmarks.bench_vision import POSITIONS
+from companion.vision import homography as hg
+from companion.vision.calibration import Calibration, uncalibrated
+from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.geometry import locate_movables, movables_in_place
+from companion.vision.layout import Pose, load_layout
+from companion.vision.pipeline import Reader, _moved
+from companion.vision.synth import EASY, render
+
+LAYOUT = load_layout("carolus-magnus")
+MOVED = functools.partial(_moved, config=DEFAULT_CONFIG)
+
+
+@functools.cache
+def table() -> tuple[Any, Calibration, dict[str, Pose]]:
+    _, position = POSITIONS["carolus-magnus"](2)
+    image, _ = render(position, LAYOUT, seed=2, conditions=EASY)
+    image.setflags(write=False)
+    cal = uncalibrated(image, LAYOUT)
+    tiles, courts = locate_movables(image, cal, LAYOUT)
+    poses = dict(tiles) | {f"court_{s}": p for s, p in courts.items()}
+    return image, cal, poses
+
+
+def test_every_marker_is_found_where_it_lay() -> None:
+    image, cal, poses = table()
+    assert len(poses) >= 15
+    seen = movables_in_place(image, cal, LAYOUT, poses, MOVED)
+    assert seen is not None and seen.keys() == poses.keys()
+    for key, pose in seen.items():
+        assert not MOVED(poses[key], pose)
+
+
+def test_a_tile_moved_away_asks_for_the_whole_frame() -> None:
+    image, cal, poses = table()
+    old = poses["t05"]
+    # Where it lay 8 mm to the side the window still holds its marker, moved: not in place.
+    near = poses | {"t05": Pose(old.x + 8.0, old.y, old.angle)}
+    assert movables_in_place(image, cal, LAYOUT, near, MOVED) is None
+    far = poses | {"t05": Pose(old.x + 120.0, old.y, old.angle)}
+    assert movables_in_place(image, cal, LAYOUT, far, MOVED) is None
+
+
+def test_a_covered_marker_asks_for_the_whole_frame() -> None:
+    image, cal, poses = table()
+    covered = image.copy()
+    corners = hg.project(cal.h, list(LAYOUT.tile_marker("t09").corners(poses["t09"])), cal.lens)
+    cv2.fillConvexPoly(covered, np.round(corners).astype(np.int32), (128, 128, 128))
+    assert movables_in_place(covered, cal, LAYOUT, poses, MOVED) is None
+
+
+@pytest.mark.parametrize("shift", [0.0, 60.0])
+def test_the_reader_keeps_or_finds_again_each_tiles_place(shift: float) -> None:
+    image, cal, poses = table()
+    old = poses["t05"]
+    lay = {k: (p.x, p.y, p.angle) for k, p in poses.items()}
+    lay["t05"] = (old.x + shift, old.y, old.angle)
+    with Reader(replace(cal, movables=lay), LAYOUT) as reader:
+        tiles, _, assumed = reader._places_now(image, None)
+    assert assumed == []
+    assert not MOVED(tiles["t05"], old)
