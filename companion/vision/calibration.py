@@ -513,9 +513,10 @@ def calibrate(
     # How big one cube top reads in each colour, measured where the set-up spreads them out.
     from companion.vision.pipeline import Reader
 
-    reader = Reader(made, layout, config)
-    reader.read(image)
-    return replace(made, factors=dict(reader.last_factors))
+    with Reader(made, layout, config) as reader:
+        reader.read(image)
+        factors = dict(reader.last_factors)
+    return replace(made, factors=factors)
 
 
 def _nearest_cluster(

@@ -110,7 +110,8 @@ def cmd_read(args: argparse.Namespace) -> int:
             calibration = refreshed(image, calibration, layout)
         else:
             calibration = uncalibrated(image, layout, load_lens(args.lens))
-        observation = Reader(calibration, layout).read(image)
+        with Reader(calibration, layout) as reader:
+            observation = reader.read(image)
     except CompanionError as exc:
         return _fail(str(exc))
     print(observation.dumps())
