@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.calibration import Calibration
-from companion.vision.colour import BACKGROUND
+from companion.vision.colour import BACKGROUND, ColourModel
 from companion.vision.config import VisionConfig
 from companion.vision.cubes import Patch, clean, measure_planes
 from companion.vision.geometry import Geometry
@@ -525,6 +525,34 @@ def find_grandes(
         if g.name in out:
             take_top_at(counted[g.colour], out[g.name][:2], g.diameter / 2 * geo.mm_px, config)
     return out
+
+
+def find_faded_grandes(
+    missing: Sequence[Figure],
+    bare: ColourModel,
+    pieces: Mosaic,
+    counted: Mapping[str, list[Patch]],
+    geo: Geometry,
+    layout: Layout,
+    config: VisionConfig,
+    lightness: Image,
+) -> dict[str, tuple[float, float, float]]:
+    """Grandes not found among their colour's pixels (see :func:`find_grandes`), looked for
+    among the pixels the ``bare`` model (the colour model without its board colours) gives
+    their colour, on the mosaic of the ``pieces``.
+
+    Under a lamp's glare a grande's top may fade to the board's own colours: pale yellow
+    as the beige print, a dark red top's glared half as the table's reddish brown. Those
+    pixels stay the board's for counting (the same colours are the dark seams between
+    touching cubes, which part them), but a grande's top is looked for without them:
+    it is thick and square, as no print patch or seam is."""
+    packed = pieces.image.view("<u4")[..., 0] & 0xFFFFFF
+    labels = bare.classify_packed(packed)
+    seen = {}
+    for g in missing:
+        mask = np.where(labels == bare.label(g.colour), np.uint8(255), np.uint8(0))
+        seen[g.colour] = clean(mask) & pieces.inside
+    return find_grandes(counted, seen, missing, geo, layout, config, lightness, pieces)
 
 
 def _measure_closed(

@@ -50,6 +50,7 @@ from companion.vision.figures import (
     Figure,
     figures_of,
     find_big_top,
+    find_faded_grandes,
     find_figure,
     find_grandes,
     take_top_at,
@@ -165,6 +166,8 @@ class Reader:
         self.layout = layout
         self.config = config
         self.colours = calibration.colours.with_config(config)
+        # Without the board's colours: a glared grande's top looked for (figures.py).
+        self._bare = replace(self.colours, background=())
         self.factors: dict[str, float] = dict(calibration.factors)
         # A calibrated factor is trusted more: a frame may move it only a little.
         self.spread = 1.15
@@ -561,6 +564,11 @@ class Reader:
         tops = find_grandes(
             measured, masks, others, geo, layout, cfg, lightness, pieces, sure=cfg.grande_sure
         )
+        faded = [g for g in others if g.name not in tops and g.colour in measured]
+        if faded:
+            tops.update(
+                find_faded_grandes(faded, self._bare, pieces, measured, geo, layout, cfg, lightness)
+            )
         if dark is not None and black is not None and "black" in measured:
             top = find_big_top(measured["black"], black, geo, layout, cfg)
             if top is None or top[2] < cfg.grande_sure:
