@@ -166,8 +166,11 @@ class VisionConfig:
     castle_chroma: float = 14.0
     # ... at least this Lab distance from the tile's print round them (the median over this
     # many castle widths: light varies across a tile, and a pale tile in cold light or under
-    # glare is nearly hueless too) ...
-    castle_contrast: float = 12.0
+    # glare is nearly hueless too). A white castle on a pale beige tile stands out from it by
+    # 10-14 (hard seed 35: at 12 only its middle passed, too thin); the chroma, print-hue and
+    # thickness tests keep the rest out (hard seeds 0-40: other blobs at most 0.35 thick, at
+    # 12 and at 10 alike; castles from 0.45) ...
+    castle_contrast: float = 10.0
     castle_print_window: float = 4.0
     # ... and with at most this share of the print's chroma along the print's hue (a shadow
     # on the tile keeps 0.4-0.75 of it, castles -0.7-0.2 once the cast is off).
