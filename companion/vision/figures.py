@@ -546,13 +546,27 @@ def find_faded_grandes(
     pixels stay the board's for counting (the same colours are the dark seams between
     touching cubes, which part them), but a grande's top is looked for without them:
     it is thick and square, as no print patch or seam is."""
-    packed = pieces.image.view("<u4")[..., 0] & 0xFFFFFF
-    labels = bare.classify_packed(packed)
-    seen = {}
-    for g in missing:
-        mask = np.where(labels == bare.label(g.colour), np.uint8(255), np.uint8(0))
-        seen[g.colour] = clean(mask) & pieces.inside
+    labels = bare.classify_packed(pieces.image.view("<u4")[..., 0] & 0xFFFFFF)
+    seen = {g.colour: colour_mask(labels, bare.label(g.colour), pieces) for g in missing}
     return find_grandes(counted, seen, missing, geo, layout, config, lightness, pieces)
+
+
+def faded_pawn_mask(faded: ColourModel, pieces: Mosaic, colour: str) -> Image:
+    """The pixels of a pawn's colour on the mosaic of the ``pieces`` as the ``faded`` model
+    (the colour model without its board colours, a piece's chroma allowed to fade further)
+    gives them: for a pawn not found among its colour's pixels. A lamp's glare washes
+    Charlemagne's lit side and head out to half of yellow's chroma, too pale for yellow and
+    too saturated for the board (no colour at all): what is left of it in yellow is a cube's
+    size. Only the pawn is looked for there; the cubes are counted on the colour model's."""
+    labels = faded.classify_packed(pieces.image.view("<u4")[..., 0] & 0xFFFFFF)
+    return colour_mask(labels, faded.label(colour), pieces)
+
+
+def colour_mask(labels: Image, code: int, pieces: Mosaic) -> Image:
+    """One colour's pixels of the mosaic's labels, cleaned as the colours' masks are."""
+    mask = np.where(labels == code, np.uint8(255), np.uint8(0))
+    out: Image = clean(mask) & pieces.inside
+    return out
 
 
 def _measure_closed(

@@ -48,6 +48,7 @@ from companion.vision.errors import VisionError
 from companion.vision.figures import (
     DarkSearch,
     Figure,
+    faded_pawn_mask,
     figures_of,
     find_big_top,
     find_faded_grandes,
@@ -166,8 +167,9 @@ class Reader:
         self.layout = layout
         self.config = config
         self.colours = calibration.colours.with_config(config)
-        # Without the board's colours: a glared grande's top looked for (figures.py).
+        # Without the board's colours: a glared grande's top, or pawn, looked for (figures.py).
         self._bare = replace(self.colours, background=())
+        self._faded = replace(self._bare, min_chroma_share=config.faded_pawn_chroma)
         self.factors: dict[str, float] = dict(calibration.factors)
         # A calibrated factor is trusted more: a frame may move it only a little.
         self.spread = 1.15
@@ -494,6 +496,9 @@ class Reader:
                 return foot[0] + hx - wx, foot[1] + hy - wy
 
             found = find_figure(mask, fig, geo, layout, cfg, head, pieces.to_work)
+            if found is None and fig.colour != "black":
+                pale = faded_pawn_mask(self._faded, pieces, fig.colour)
+                found = find_figure(pale, fig, geo, layout, cfg, head, pieces.to_work)
             foot = pieces.to_work(*found.foot) if found is not None else None
             pixels = (found.corner, found.pixels) if found is not None else None
             unsure = found is None or found.score < cfg.figure_sure

@@ -156,6 +156,21 @@ def test_hard_frames_show_the_king_and_every_grande_where_they_stand(seed: int) 
             assert obs.figures[f"grande:{piece['colour']}"] == piece["area"], piece["colour"]
 
 
+def test_charlemagne_washed_out_by_glare_is_found_and_no_cube() -> None:
+    """Hard Carolus seed 22: glare leaves only a cube-sized part of Charlemagne in the colour
+    model's yellow (his side keeps half of yellow's chroma: no colour at all); he was read as
+    a yellow cube on his tile."""
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](22)
+    image, truth = render(position, layout, seed=22, conditions=HARD)
+    obs = Reader(calibrated(layout, setup, 22, HARD), layout).read(image)
+    assert not obs.occluded
+    (piece,) = [p for p in truth["pieces"] if p["kind"] == "charlemagne"]
+    assert obs.figures["charlemagne"] == piece["area"]
+    want = truth["counts"].get(piece["area"], {}).get("yellow", 0)
+    assert obs.count(piece["area"], "yellow") == want
+
+
 def test_a_grande_taken_out_of_its_patch_takes_its_lit_sides_along() -> None:
     """A black grande's patch: its thick top and a thin lit sliver of its side (as a black
     grande under glare shows it). Left behind, the sliver would count as a cube."""
