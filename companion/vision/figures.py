@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.calibration import Calibration
-from companion.vision.colour import BACKGROUND
+from companion.vision.colour import BACKGROUND, ColourModel
 from companion.vision.config import VisionConfig
 from companion.vision.cubes import Patch, clean, measure_planes
 from companion.vision.geometry import Geometry
@@ -524,6 +524,48 @@ def find_grandes(
     for g in grandes:
         if g.name in out:
             take_top_at(counted[g.colour], out[g.name][:2], g.diameter / 2 * geo.mm_px, config)
+    return out
+
+
+def find_faded_grandes(
+    missing: Sequence[Figure],
+    bare: ColourModel,
+    pieces: Mosaic,
+    counted: Mapping[str, list[Patch]],
+    geo: Geometry,
+    layout: Layout,
+    config: VisionConfig,
+    lightness: Image,
+) -> dict[str, tuple[float, float, float]]:
+    """Grandes not found among their colour's pixels (see :func:`find_grandes`), looked for
+    among the pixels the ``bare`` model (the colour model without its board colours) gives
+    their colour, on the mosaic of the ``pieces``.
+
+    Under a lamp's glare a grande's top may fade to the board's own colours: pale yellow
+    as the beige print, a dark red top's glared half as the table's reddish brown. Those
+    pixels stay the board's for counting (the same colours are the dark seams between
+    touching cubes, which part them), but a grande's top is looked for without them:
+    it is thick and square, as no print patch or seam is."""
+    labels = bare.classify_packed(pieces.image.view("<u4")[..., 0] & 0xFFFFFF)
+    seen = {g.colour: colour_mask(labels, bare.label(g.colour), pieces) for g in missing}
+    return find_grandes(counted, seen, missing, geo, layout, config, lightness, pieces)
+
+
+def faded_pawn_mask(faded: ColourModel, pieces: Mosaic, colour: str) -> Image:
+    """The pixels of a pawn's colour on the mosaic of the ``pieces`` as the ``faded`` model
+    (the colour model without its board colours, a piece's chroma allowed to fade further)
+    gives them: for a pawn not found among its colour's pixels. A lamp's glare washes
+    Charlemagne's lit side and head out to half of yellow's chroma, too pale for yellow and
+    too saturated for the board (no colour at all): what is left of it in yellow is a cube's
+    size. Only the pawn is looked for there; the cubes are counted on the colour model's."""
+    labels = faded.classify_packed(pieces.image.view("<u4")[..., 0] & 0xFFFFFF)
+    return colour_mask(labels, faded.label(colour), pieces)
+
+
+def colour_mask(labels: Image, code: int, pieces: Mosaic) -> Image:
+    """One colour's pixels of the mosaic's labels, cleaned as the colours' masks are."""
+    mask = np.where(labels == code, np.uint8(255), np.uint8(0))
+    out: Image = clean(mask) & pieces.inside
     return out
 
 

@@ -48,8 +48,10 @@ from companion.vision.errors import VisionError
 from companion.vision.figures import (
     DarkSearch,
     Figure,
+    faded_pawn_mask,
     figures_of,
     find_big_top,
+    find_faded_grandes,
     find_figure,
     find_grandes,
     take_top_at,
@@ -165,6 +167,9 @@ class Reader:
         self.layout = layout
         self.config = config
         self.colours = calibration.colours.with_config(config)
+        # Without the board's colours: a glared grande's top, or pawn, looked for (figures.py).
+        self._bare = replace(self.colours, background=())
+        self._faded = replace(self._bare, min_chroma_share=config.faded_pawn_chroma)
         self.factors: dict[str, float] = dict(calibration.factors)
         # A calibrated factor is trusted more: a frame may move it only a little.
         self.spread = 1.15
@@ -491,6 +496,9 @@ class Reader:
                 return foot[0] + hx - wx, foot[1] + hy - wy
 
             found = find_figure(mask, fig, geo, layout, cfg, head, pieces.to_work)
+            if found is None and fig.colour != "black":
+                pale = faded_pawn_mask(self._faded, pieces, fig.colour)
+                found = find_figure(pale, fig, geo, layout, cfg, head, pieces.to_work)
             foot = pieces.to_work(*found.foot) if found is not None else None
             pixels = (found.corner, found.pixels) if found is not None else None
             unsure = found is None or found.score < cfg.figure_sure
@@ -561,6 +569,11 @@ class Reader:
         tops = find_grandes(
             measured, masks, others, geo, layout, cfg, lightness, pieces, sure=cfg.grande_sure
         )
+        faded = [g for g in others if g.name not in tops and g.colour in measured]
+        if faded:
+            tops.update(
+                find_faded_grandes(faded, self._bare, pieces, measured, geo, layout, cfg, lightness)
+            )
         if dark is not None and black is not None and "black" in measured:
             top = find_big_top(measured["black"], black, geo, layout, cfg)
             if top is None or top[2] < cfg.grande_sure:
