@@ -52,6 +52,7 @@ from companion.vision.figures import (
     find_big_top,
     find_figure,
     find_grandes,
+    marker_light,
     take_top_at,
 )
 from companion.vision.fringe import drop_fringes
@@ -266,10 +267,9 @@ class Reader:
         paper = lab_of(np.take(packed, geo.white))
         # Skin (for the hand check) needs only the pixels, not their labels; the dice only the
         # frame and where the tray is: both made beside the labels and what follows.
+        cast = white_cast(paper)
         skin = jobs.later(
-            functools.partial(
-                self._skin.masks, packed[half], white_cast(paper), paper_lightness(paper)
-            )
+            functools.partial(self._skin.masks, packed[half], cast, paper_lightness(paper))
         )
         dice = jobs.later(functools.partial(self._dice, frame, geo), hand_off=geo.tray is not None)
         labels = self.colours.classify_packed(packed)
@@ -281,7 +281,13 @@ class Reader:
             # The tower's shadow, looked for beside the hand check (both only read labels).
             shadows = jobs.later(
                 functools.partial(
-                    shadow_pixels, small, labels, self.colours.label("black"), geo, self.config
+                    shadow_pixels,
+                    small,
+                    labels,
+                    self.colours.label("black"),
+                    geo,
+                    self.config,
+                    marker_light(paper, cast),
                 ),
                 hand_off=geo.shadow_zone is not None,
             )

@@ -15,7 +15,7 @@ from companion.vision.calibration import uncalibrated
 from companion.vision.colour import BACKGROUND
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch, Top, count_patches
-from companion.vision.figures import dark_pieces, take_top_at
+from companion.vision.figures import dark_pieces, dark_within, marker_light, take_top_at
 from companion.vision.layout import Layout, load_layout
 from companion.vision.pipeline import Reader, working_image
 from companion.vision.standing import camera_matrix, feet_of, raised_homography
@@ -103,9 +103,10 @@ def test_cubes_are_placed_at_their_feet_all_at_once() -> None:
     assert np.abs(again - np.array(want)).max() < 0.5
 
 
-def test_a_black_piece_grey_under_glare_is_dark_but_a_shadow_is_not(eg: Layout) -> None:
-    """On a coloured print: a neutral disc at 0.45 of the print's grey value (a black piece
-    under glare) and a disc of the print at half its light (a shadow, of the print's hue)."""
+def _glare_and_shadow(eg: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A frame with, on a coloured print, a neutral disc at 0.45 of the print's grey value (a
+    black piece under glare) and a disc of the print at half its light (a shadow, of the
+    print's hue); the frame, the shadow's and the piece's centres in it."""
     frame = paint(Table(eg))
     cal = uncalibrated(frame, eg)
     x, y = eg.polygon("aragon").centroid
@@ -119,6 +120,12 @@ def test_a_black_piece_grey_under_glare_is_dark_but_a_shadow_is_not(eg: Layout) 
     radius = round(9 * hg.local_scale(cal.h, (x, y)))
     cv2.circle(frame, tuple(np.round(shadow).astype(int)), radius, tuple(print_bgr * 0.5), -1)
     cv2.circle(frame, tuple(np.round(piece).astype(int)), radius, (round(0.45 * grey),) * 3, -1)
+    return frame, shadow, piece
+
+
+def test_a_black_piece_grey_under_glare_is_dark_but_a_shadow_is_not(eg: Layout) -> None:
+    frame, shadow, piece = _glare_and_shadow(eg)
+    cal = uncalibrated(frame, eg)
     reader = Reader(cal, eg)
     geo = reader.geometry()
     lab = cv2.cvtColor(working_image(frame, geo), cv2.COLOR_BGR2Lab)
@@ -133,6 +140,34 @@ def test_a_black_piece_grey_under_glare_is_dark_but_a_shadow_is_not(eg: Layout) 
 
     assert at(piece) > 0
     assert at(shadow) == 0
+
+
+def test_the_dark_test_asked_round_a_few_pixels_answers_there_as_over_its_whole_box(
+    eg: Layout,
+) -> None:
+    """The tower's shadow check asks :func:`dark_within` only round its black pixels
+    (``need``), with the markers' light it has already: the same answers there, also where
+    a small box cuts a thin dark line (the test opens it away over the whole box)."""
+    frame, _, piece = _glare_and_shadow(eg)
+    sx, sy = (int(v) for v in np.round(piece))
+    cv2.line(frame, (sx - 40, sy + 25), (sx + 40, sy + 29), (40, 40, 40), 2)
+    reader = Reader(uncalibrated(frame, eg), eg)
+    geo = reader.geometry()
+    image = working_image(frame, geo)
+    labels = reader.colours.classify(cv2.cvtColor(image, cv2.COLOR_BGR2Lab))
+    labels[geo.ignore] = BACKGROUND
+    x0, y0 = geo.crop[:2]
+    px, py = (round((v - o) * geo.scale) for v, o in zip(piece, (x0, y0), strict=True))
+    box = (px - 150, py - 120, 300, 240)
+    whole = dark_within(image, labels, geo, box, DEFAULT_CONFIG)
+    assert whole[py - box[1], px - box[0]] > 0  # (the piece is dark: not all answers are 0)
+    light = marker_light(cv2.cvtColor(image, cv2.COLOR_BGR2Lab).reshape(-1, 3)[geo.white])
+    for nx in range(px - 60, px + 60, 9):
+        for ny in range(py - 20, py + 40, 7):
+            need = (nx, ny, 6, 4)
+            part = dark_within(image, labels, geo, box, DEFAULT_CONFIG, light, need)
+            inside = np.s_[ny - box[1] : ny + 4 - box[1], nx - box[0] : nx + 6 - box[0]]
+            assert np.array_equal(part[inside], whole[inside]), need
 
 
 @pytest.mark.parametrize("seed", [3, 19, 32, 36])
