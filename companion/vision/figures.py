@@ -392,12 +392,12 @@ def find_figure(
             continue
         x, y, w, h = (int(v) for v in stats[i, :4])
         opened = cv2.morphologyEx(
-            np.pad((blobs[y : y + h, x : x + w] == i).view(np.uint8), r + 1), cv2.MORPH_OPEN, disc
+            _pad(blobs[y : y + h, x : x + w] == i, r + 1), cv2.MORPH_OPEN, disc
         )
         k, parts, part_stats, _ = components(opened, connectivity=8)
         for j in range(1, k):
             px, py, pw, ph = (int(v) for v in part_stats[j, :4])
-            part = np.pad((parts[py : py + ph, px : px + pw] == j).view(np.uint8), 1)
+            part = _pad(parts[py : py + ph, px : px + pw] == j, 1)
             candidates.append((part, x + px - r - 1, y + py - r - 1))
     best: tuple[float, float, float, tuple[int, int, Image]] | None = None
     for part, x, y in candidates:
@@ -443,6 +443,13 @@ def find_figure(
         return None
     like, fx, fy, (ox, oy, pixels) = best
     return Found((fx, fy), (ox, oy), pixels, like)
+
+
+def _pad(mask: Image, n: int) -> Image:
+    """A bool mask as 0/1 bytes with ``n`` zero pixels round it (``np.pad``'s answer, at a
+    tenth of its cost on the small masks here)."""
+    out: Image = cv2.copyMakeBorder(mask.view(np.uint8), n, n, n, n, cv2.BORDER_CONSTANT, value=0)
+    return out
 
 
 def _disc(r: int) -> Image:

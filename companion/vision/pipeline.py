@@ -341,9 +341,7 @@ class Reader:
             # (Its mosaic made beside the main chain when the last frame needed it.)
             dark_ready = jobs.later(lambda: dark.pieces, hand_off=self._dark_wanted)
             self._dark_wanted = False
-        return self._read_pieces(
-            pieces, dark, dark_ready, castles, dice, jobs, geo, tiles or {}, frames
-        )
+        return self._read_pieces(pieces, dark, dark_ready, castles, dice, geo, tiles or {}, frames)
 
     def _with_places(
         self, obs: Observation, assumed: list[str], courts: Mapping[int, Pose] | None
@@ -437,7 +435,6 @@ class Reader:
         dark_ready: Later[Mosaic] | None,
         castles_later: Later[dict[str, str]] | None,
         dice_later: Later[Dice],
-        jobs: Jobs,
         geo: Geometry,
         tiles: Mapping[str, Pose],
         frames: int,
@@ -540,23 +537,9 @@ class Reader:
             groups=groups,
             config=cfg,
         )
-        rows = labels.shape[0]  # each plane's in the stack
-        # Each colour's plane is measured on its own (the mosaic's empty edge rows part them):
-        # where the helper thread has nothing else to do (no dice, no castles), it measures the
-        # planes holding about half of the pixels, in the order of the stack.
-        split = 0
-        if self._pool is not None and castles_later is None and not dice_later.handed_off:
-            filled = np.cumsum([cv2.countNonZero(p) for p in stack.reshape(planes.shape)])
-            split = int(np.searchsorted(filled, filled[-1] / 2))
-        if 0 < split < len(names):
-            cut_at = split * rows
-            first = jobs.later(
-                functools.partial(measure, closed[:cut_at], split, raw=stack[:cut_at])
-            )
-            rest = measure(closed[cut_at:], len(names) - split, raw=stack[cut_at:])
-            per_plane = first.result() + rest
-        else:
-            per_plane = measure(closed, len(names), raw=stack)
+        # (On the calling thread: measuring is mostly Python, which holds the interpreter's
+        # lock; half of it on the helper thread only took turns with the other half.)
+        per_plane = measure(closed, len(names), raw=stack)
         for colour in cube_colours:
             if colour in names:
                 measured[colour] = per_plane[names.index(colour)]
