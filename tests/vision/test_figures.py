@@ -18,7 +18,7 @@ from companion.vision.cubes import Patch, Top, count_patches
 from companion.vision.figures import dark_pieces, dark_within, marker_light, take_top_at
 from companion.vision.layout import Layout, load_layout
 from companion.vision.pipeline import Reader, working_image
-from companion.vision.standing import camera_matrix, feet_of, raised_homography
+from companion.vision.standing import camera_matrix, feet_of, raised_homography, raised_view
 from companion.vision.synth import HARD, render
 from tests.vision.drawtable import Table, paint
 
@@ -71,6 +71,20 @@ def test_the_raised_homography_shows_a_point_above_the_board_where_the_camera_do
         want = seen[:2] / seen[2]
         got = hg.project(raised_homography(h, k, height), [(x, y)])[0]
         assert np.hypot(*(got - want)) < 0.5
+
+
+def test_a_calibrations_raised_views_are_kept_and_cannot_be_changed_by_a_caller() -> None:
+    k, r, t = camera(900.0, 15.0, 20.0, 800.0)
+    calibration = SimpleNamespace(h=board_homography(k, r, t), lens=None, image_size=(1920, 1080))
+    view, _ = raised_view(calibration, 16.0)  # type: ignore[arg-type]
+    assert np.array_equal(
+        view, raised_homography(calibration.h, camera_matrix(calibration.h, (1920, 1080)), 16.0)
+    )
+    assert raised_view(calibration, 16.0)[0] is view  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="read-only"):
+        view[0, 0] = 0.0
+    other = SimpleNamespace(h=calibration.h * 1.01, lens=None, image_size=(1920, 1080))
+    assert raised_view(other, 16.0)[0] is not view  # type: ignore[arg-type]
 
 
 def test_cubes_are_placed_at_their_feet_all_at_once() -> None:
