@@ -83,9 +83,7 @@ def dark_pieces(lab: Image, labels: Image, geo: Geometry, config: VisionConfig) 
     values are compared everywhere, the hues only where a pixel is that dark.
     """
     board = (geo.board > 0) & ~geo.ignore
-    markers = lab.reshape(-1, 3)[geo.white]
-    cast = np.array(white_cast(markers), np.float32)
-    paper = float(np.percentile(GREY[markers[:, 0]], 85)) if markers.size else 255.0
+    cast, paper = marker_light(lab.reshape(-1, 3)[geo.white])
     return _dark(
         lab,
         board & (labels == BACKGROUND),
@@ -98,13 +96,37 @@ def dark_pieces(lab: Image, labels: Image, geo: Geometry, config: VisionConfig) 
     )
 
 
+class MarkerLight(NamedTuple):
+    """The light as the markers' white paper shows it: its colour cast (Lab a, b offsets,
+    :func:`hand.white_cast`) and the paper's grey value (the 85th percentile)."""
+
+    cast: FloatArray  # float32 (a, b)
+    paper: float
+
+
+def marker_light(markers: Image, cast: tuple[float, float] | None = None) -> MarkerLight:
+    """:class:`MarkerLight` from the Lab pixels (N x 3) of the markers' paper (and their
+    :func:`hand.white_cast`, if the caller has it)."""
+    ab = np.array(white_cast(markers) if cast is None else cast, np.float32)
+    paper = float(np.percentile(GREY[markers[:, 0]], 85)) if markers.size else 255.0
+    return MarkerLight(ab, paper)
+
+
 def dark_within(
-    image: Image, labels: Image, geo: Geometry, box: tuple[int, int, int, int], config: VisionConfig
+    image: Image,
+    labels: Image,
+    geo: Geometry,
+    box: tuple[int, int, int, int],
+    config: VisionConfig,
+    light: MarkerLight | None = None,
+    need: tuple[int, int, int, int] | None = None,
 ) -> Image:
     """:func:`dark_pieces` of a box (x, y, w, h) of the working image (BGR ``image``, its
     ``labels``) over all of the board that is read, converted to Lab there only; the light's
-    cast and paper from the markers. The print is looked at half its window beyond the box
-    too, so a pixel at the box's edge is judged as in the whole image."""
+    cast and paper from the markers (``light``, if the caller has it already). The print is
+    looked at half its window beyond the box too, so a pixel at the box's edge is judged as
+    in the whole image. With ``need`` (a box of the working image), only the pixels there
+    are asked for: the others may be left 0 (the per-pixel tests run only round it)."""
     window = round(config.dark_piece_window * geo.mm_px)
     x, y, w, h = box
     x0, y0 = max(0, x - window // 2), max(0, y - window // 2)
@@ -112,21 +134,35 @@ def dark_within(
     y1 = min(image.shape[0], y + h + window // 2)
     near = np.s_[y0:y1, x0:x1]
     lab = cv2.cvtColor(np.ascontiguousarray(image[near]), cv2.COLOR_BGR2Lab)
-    markers = cv2.cvtColor(image.reshape(-1, 1, 3)[geo.white], cv2.COLOR_BGR2Lab)[:, 0]
+    if light is None:
+        light = marker_light(
+            cv2.cvtColor(image.reshape(-1, 1, 3)[geo.white], cv2.COLOR_BGR2Lab)[:, 0]
+        )
     # (Anywhere the board is read, not only over its areas: a cube at a region's edge shows
     # over the sea or the border beside it.)
     board = ~geo.ignore[near]
-    cast = np.array(white_cast(markers), np.float32)
-    paper = float(np.percentile(GREY[markers[:, 0]], 85)) if markers.size else 255.0
+    side = max(2, round(config.dark_piece_width * math.sqrt(geo.typical_footprint)))
+    part = None
+    if need is not None:
+        # A pixel's answer depends on the pixels within two openings by the piece's side.
+        nx, ny, nw, nh = need
+        grow = 2 * side + 2
+        part = (
+            max(0, ny - grow - y0),
+            min(y1 - y0, ny + nh + grow - y0),
+            max(0, nx - grow - x0),
+            min(x1 - x0, nx + nw + grow - x0),
+        )
     dark = _dark(
         lab,
         board & (labels[near] == BACKGROUND),
         board,
-        cast,
-        paper,
+        light.cast,
+        light.paper,
         window,
-        max(2, round(config.dark_piece_width * math.sqrt(geo.typical_footprint))),
+        side,
         config,
+        part,
     )
     out: Image = dark[y - y0 : y - y0 + h, x - x0 : x - x0 + w]
     return out
@@ -141,10 +177,13 @@ def _dark(
     window: int,
     side: int,
     config: VisionConfig,
+    part: tuple[int, int, int, int] | None = None,
 ) -> Image:
     """:func:`dark_pieces` on an image (0/255): ``print_`` where the board's print may be,
     the light's ``cast`` and the ``paper``'s grey value from the markers, the print's
-    ``window`` and a piece's least ``side`` in pixels."""
+    ``window`` and a piece's least ``side`` in pixels. With ``part`` (rows y0:y1, columns
+    x0:x1), the print is worked out as over the whole image but the pixels are judged there
+    only (0 elsewhere; right beyond two openings from the part's edge)."""
     cells, step = local_print_cells(lab, print_, window)
     h, w = lab.shape[:2]
     ch, cw = cells.shape[:2]
@@ -153,6 +192,33 @@ def _dark(
         np.ascontiguousarray(cells[..., 0]), (cw * step, ch * step), interpolation=cv2.INTER_LINEAR
     )
     print_l = cv2.copyMakeBorder(print_l, 0, h - ch * step, 0, w - cw * step, cv2.BORDER_REPLICATE)
+    if part is not None:
+        py0, py1, px0, px1 = part
+        whole = np.zeros((h, w), np.uint8)
+        if py1 > py0 and px1 > px0:
+            at = np.s_[py0:py1, px0:px1]
+            whole[at] = _dark_pixels(
+                lab[at], print_l[at], board[at], cells, step, (px0, py0), cast, paper, side, config
+            )
+        return whole
+    return _dark_pixels(lab, print_l, board, cells, step, (0, 0), cast, paper, side, config)
+
+
+def _dark_pixels(
+    lab: Image,
+    print_l: Image,
+    board: Image,
+    cells: Image,
+    step: int,
+    origin: tuple[int, int],
+    cast: FloatArray,
+    paper: float,
+    side: int,
+    config: VisionConfig,
+) -> Image:
+    """:func:`_dark`'s tests on its pixels (``lab``, ``print_l`` and ``board`` a window of
+    its image whose corner is at ``origin`` there; ``cells`` the print's of the whole)."""
+    ch, cw = cells.shape[:2]
     # Grey values as bytes through a lookup table (the whole frame is compared: kept cheap).
     grey = cv2.LUT(np.ascontiguousarray(lab[..., 0]), _GREY_BYTES)
     bound = cv2.convertScaleAbs(cv2.LUT(print_l, _GREY_BYTES), alpha=config.dark_piece_ratio)
@@ -172,7 +238,9 @@ def _dark(
     ratio = grey_at / print_grey
     seen = np.clip(grey_at / paper, 0, 1)[:, None]
     ab = lab[ys, xs, 1:].astype(np.float32) - 128.0 - cast * seen
-    cell = cells[np.minimum(ys // step, ch - 1), np.minimum(xs // step, cw - 1)]
+    cell = cells[
+        np.minimum((ys + origin[1]) // step, ch - 1), np.minimum((xs + origin[0]) // step, cw - 1)
+    ]
     print_seen = np.clip(print_grey / paper, 0, 1)[:, None]
     print_ab = cell[:, 1:].astype(np.float32) - 128.0 - cast * print_seen
     print_chroma = np.maximum(1.0, np.hypot(print_ab[:, 0], print_ab[:, 1]))
@@ -324,12 +392,12 @@ def find_figure(
             continue
         x, y, w, h = (int(v) for v in stats[i, :4])
         opened = cv2.morphologyEx(
-            np.pad((blobs[y : y + h, x : x + w] == i).view(np.uint8), r + 1), cv2.MORPH_OPEN, disc
+            _pad(blobs[y : y + h, x : x + w] == i, r + 1), cv2.MORPH_OPEN, disc
         )
         k, parts, part_stats, _ = components(opened, connectivity=8)
         for j in range(1, k):
             px, py, pw, ph = (int(v) for v in part_stats[j, :4])
-            part = np.pad((parts[py : py + ph, px : px + pw] == j).view(np.uint8), 1)
+            part = _pad(parts[py : py + ph, px : px + pw] == j, 1)
             candidates.append((part, x + px - r - 1, y + py - r - 1))
     best: tuple[float, float, float, tuple[int, int, Image]] | None = None
     for part, x, y in candidates:
@@ -375,6 +443,13 @@ def find_figure(
         return None
     like, fx, fy, (ox, oy, pixels) = best
     return Found((fx, fy), (ox, oy), pixels, like)
+
+
+def _pad(mask: Image, n: int) -> Image:
+    """A bool mask as 0/1 bytes with ``n`` zero pixels round it (``np.pad``'s answer, at a
+    tenth of its cost on the small masks here)."""
+    out: Image = cv2.copyMakeBorder(mask.view(np.uint8), n, n, n, n, cv2.BORDER_CONSTANT, value=0)
+    return out
 
 
 def _disc(r: int) -> Image:

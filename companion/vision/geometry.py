@@ -64,6 +64,7 @@ class Geometry:
     # working image and the zone within it (empty: no tall piece).
     shadow_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     shadow_zone: npt.NDArray[Any] | None = None
+    shadow_side: float = 0.0  # a cube's side there (the median, px)
     tile_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     # Each tile's marker corners (working px, ArUco order): its paper and ink are the light's
     # white and black references on that tile (castles.py).
@@ -280,6 +281,7 @@ def build_geometry(
         tray_box=_box(tray) if tray is not None else (0, 0, 0, 0),
         shadow_box=shadow_box,
         shadow_zone=shadow[sy : sy + sh, sx : sx + sw] > 0,
+        shadow_side=float(np.median(side[sy : sy + sh, sx : sx + sw])) if sw and sh else 0.0,
         tile_mask=tile_mask if tile_mask.any() else None,
         tile_box=_box(tile_mask.astype(np.uint8)),
         tile_markers={

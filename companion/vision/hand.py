@@ -209,6 +209,8 @@ def hand_check(
     kernel = np.ones((2, 2), np.uint8)
     blobs = cv2.morphologyEx(strange.astype(np.uint8), cv2.MORPH_OPEN, kernel)
     limit = config.hand_min_cubes * typical_footprint / 4
+    if cv2.countNonZero(blobs) < min(limit, config.hand_reach_cubes * typical_footprint / 4):
+        return None  # not enough of it for one blob (most frames: no need to look closer)
     # The forearm over the table: skin as under neutral light or under the cast (off the board
     # the colour model knows nothing), but not the table's own colours: a wooden table may be
     # skin-coloured all round the board.
@@ -216,8 +218,6 @@ def hand_check(
     if len(skin) > 3:
         off_table &= ~skin[3]
     arm = cv2.morphologyEx((off_table & outside).astype(np.uint8), cv2.MORPH_OPEN, kernel)
-    if cv2.countNonZero(blobs) < min(limit, config.hand_reach_cubes * typical_footprint / 4):
-        return None  # not enough of it for one blob (most frames: no need to look closer)
     n, parts = cv2.connectedComponents(blobs, connectivity=8)
     points = cv2.findNonZero(blobs).reshape(-1, 2)
     at = points[:, 1].astype(np.intp) * blobs.shape[1] + points[:, 0]

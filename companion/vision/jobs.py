@@ -5,6 +5,10 @@ castles, El Grande's dark search); OpenCV and most of NumPy let go of Python's l
 work, so such a stage can run on another thread while the chain goes on. Each result is asked
 for where the serial read would have made it, so what a read returns does not depend on the
 threads' timing; with no pool the stage simply runs there, when first asked for.
+
+Only stages whose time is mostly in OpenCV and NumPy's big-array calls are handed off: a
+stage mostly in Python (the cubes' measuring) holds the interpreter's lock as the main chain
+does, and the two only take turns.
 """
 
 from __future__ import annotations

@@ -54,6 +54,7 @@ from companion.vision.figures import (
     find_faded_grandes,
     find_figure,
     find_grandes,
+    marker_light,
     take_top_at,
 )
 from companion.vision.fringe import drop_fringes
@@ -271,10 +272,9 @@ class Reader:
         paper = lab_of(np.take(packed, geo.white))
         # Skin (for the hand check) needs only the pixels, not their labels; the dice only the
         # frame and where the tray is: both made beside the labels and what follows.
+        cast = white_cast(paper)
         skin = jobs.later(
-            functools.partial(
-                self._skin.masks, packed[half], white_cast(paper), paper_lightness(paper)
-            )
+            functools.partial(self._skin.masks, packed[half], cast, paper_lightness(paper))
         )
         dice = jobs.later(functools.partial(self._dice, frame, geo), hand_off=geo.tray is not None)
         labels = self.colours.classify_packed(packed)
@@ -286,7 +286,13 @@ class Reader:
             # The tower's shadow, looked for beside the hand check (both only read labels).
             shadows = jobs.later(
                 functools.partial(
-                    shadow_pixels, small, labels, self.colours.label("black"), geo, self.config
+                    shadow_pixels,
+                    small,
+                    labels,
+                    self.colours.label("black"),
+                    geo,
+                    self.config,
+                    marker_light(paper, cast),
                 ),
                 hand_off=geo.shadow_zone is not None,
             )
@@ -340,9 +346,7 @@ class Reader:
             # (Its mosaic made beside the main chain when the last frame needed it.)
             dark_ready = jobs.later(lambda: dark.pieces, hand_off=self._dark_wanted)
             self._dark_wanted = False
-        return self._read_pieces(
-            pieces, dark, dark_ready, castles, dice, jobs, geo, tiles or {}, frames
-        )
+        return self._read_pieces(pieces, dark, dark_ready, castles, dice, geo, tiles or {}, frames)
 
     def _with_places(
         self, obs: Observation, assumed: list[str], courts: Mapping[int, Pose] | None
@@ -436,7 +440,6 @@ class Reader:
         dark_ready: Later[Mosaic] | None,
         castles_later: Later[dict[str, str]] | None,
         dice_later: Later[Dice],
-        jobs: Jobs,
         geo: Geometry,
         tiles: Mapping[str, Pose],
         frames: int,
@@ -542,23 +545,9 @@ class Reader:
             groups=groups,
             config=cfg,
         )
-        rows = labels.shape[0]  # each plane's in the stack
-        # Each colour's plane is measured on its own (the mosaic's empty edge rows part them):
-        # where the helper thread has nothing else to do (no dice, no castles), it measures the
-        # planes holding about half of the pixels, in the order of the stack.
-        split = 0
-        if self._pool is not None and castles_later is None and not dice_later.handed_off:
-            filled = np.cumsum([cv2.countNonZero(p) for p in stack.reshape(planes.shape)])
-            split = int(np.searchsorted(filled, filled[-1] / 2))
-        if 0 < split < len(names):
-            cut_at = split * rows
-            first = jobs.later(
-                functools.partial(measure, closed[:cut_at], split, raw=stack[:cut_at])
-            )
-            rest = measure(closed[cut_at:], len(names) - split, raw=stack[cut_at:])
-            per_plane = first.result() + rest
-        else:
-            per_plane = measure(closed, len(names), raw=stack)
+        # (On the calling thread: measuring is mostly Python, which holds the interpreter's
+        # lock; half of it on the helper thread only took turns with the other half.)
+        per_plane = measure(closed, len(names), raw=stack)
         for colour in cube_colours:
             if colour in names:
                 measured[colour] = per_plane[names.index(colour)]

@@ -18,27 +18,38 @@ import numpy.typing as npt
 
 from companion.vision.colour import BACKGROUND
 from companion.vision.config import VisionConfig
-from companion.vision.figures import dark_within
+from companion.vision.figures import MarkerLight, dark_within
 from companion.vision.geometry import Geometry
 
 Image = npt.NDArray[Any]
 
 
 def clear_shadows(
-    image: Image, labels: Image, black: int, geo: Geometry, config: VisionConfig
+    image: Image,
+    labels: Image,
+    black: int,
+    geo: Geometry,
+    config: VisionConfig,
+    light: MarkerLight | None = None,
 ) -> int:
     """Label as board the black pixels (label ``black``) of ``labels`` (the working image's,
     changed in place) in the tall pieces' shadow zone that are no darker than a shadow;
     the number of pixels cleared."""
-    return apply_shadows(labels, shadow_pixels(image, labels, black, geo, config), geo)
+    return apply_shadows(labels, shadow_pixels(image, labels, black, geo, config, light), geo)
 
 
 def shadow_pixels(
-    image: Image, labels: Image, black: int, geo: Geometry, config: VisionConfig
+    image: Image,
+    labels: Image,
+    black: int,
+    geo: Geometry,
+    config: VisionConfig,
+    light: MarkerLight | None = None,
 ) -> Image | None:
     """The black pixels of :func:`clear_shadows` that are a shadow (bool, over
     ``geo.shadow_box``), or None if there are none; ``labels`` is only read (this may run
-    beside the hand check, which reads them too)."""
+    beside the hand check, which reads them too). ``light``: the markers' (see
+    :func:`figures.marker_light`), if the caller has it."""
     zone = geo.shadow_zone
     x, y, w, h = geo.shadow_box
     if zone is None or not w or not h:
@@ -47,8 +58,13 @@ def shadow_pixels(
     black_px = (sub == black) & zone
     if not black_px.any():
         return None  # (most frames: nothing black there, no Lab needed)
-    dark = dark_within(image, labels, geo, geo.shadow_box, config)
-    rim = max(1, round(config.shadow_rim * float(np.median(geo.side[y : y + h, x : x + w]))))
+    rim = max(1, round(config.shadow_rim * geo.shadow_side))
+    # Only the dark pixels within the rim of a black one matter: the dark test (Lab and the
+    # print round each pixel over the whole box, so the answers are the same) judges its
+    # pixels round the black ones only.
+    bx, by, bw, bh = cv2.boundingRect(black_px.view(np.uint8))
+    need = (x + bx - rim, y + by - rim, bw + 2 * rim, bh + 2 * rim)
+    dark = dark_within(image, labels, geo, geo.shadow_box, config, light, need)
     kept = cv2.dilate(dark, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0
     gone: Image = black_px & ~kept
     return gone

@@ -43,17 +43,22 @@ def raised_homography(h: FloatArray, k: FloatArray, height: float) -> FloatArray
 
 
 # The last few calibrations' cameras: a read asks for its camera several times a frame (each
-# grande's foot, the cubes' feet), and it changes only with the calibration. The entries hold
+# grande's foot, the cubes' feet, each pawn candidate's head), and it changes only with the
+# calibration; so do its raised views (one per height asked for, read-only). The entries hold
 # their calibration and config, so an id is never taken for another object's.
-_CAMERAS: dict[tuple[int, int], tuple[Calibration, VisionConfig, tuple[Any, Any, Any]]] = {}
+_CAMERAS: dict[
+    tuple[int, int],
+    tuple[Calibration, VisionConfig, tuple[Any, Any, Any], dict[float, FloatArray]],
+] = {}
 
 
-def _camera(calibration: Calibration, config: VisionConfig) -> tuple[Any, Any, Any]:
-    """Homography, lens and camera matrix (the lens's, else one estimated from the homography)."""
+def _entry(
+    calibration: Calibration, config: VisionConfig
+) -> tuple[tuple[Any, Any, Any], dict[float, FloatArray]]:
     key = (id(calibration), id(config))
     hit = _CAMERAS.get(key)
     if hit is not None and hit[0] is calibration and hit[1] is config:
-        return hit[2]
+        return hit[2], hit[3]
     lens = calibration.lens
     made: tuple[Any, Any, Any]
     if lens is not None:
@@ -62,16 +67,34 @@ def _camera(calibration: Calibration, config: VisionConfig) -> tuple[Any, Any, A
         made = (calibration.h, lens, camera_matrix(calibration.h, calibration.image_size, config))
     if len(_CAMERAS) >= 8:
         _CAMERAS.pop(next(iter(_CAMERAS)))
-    _CAMERAS[key] = (calibration, config, made)
-    return made
+    _CAMERAS[key] = (calibration, config, made, {})
+    return made, _CAMERAS[key][3]
+
+
+def _camera(calibration: Calibration, config: VisionConfig) -> tuple[Any, Any, Any]:
+    """Homography, lens and camera matrix (the lens's, else one estimated from the homography)."""
+    return _entry(calibration, config)[0]
+
+
+def _raised(calibration: Calibration, config: VisionConfig, height: float) -> FloatArray:
+    """:func:`raised_homography` of the calibration's camera (kept, read-only)."""
+    (h, _, k), raised = _entry(calibration, config)
+    out = raised.get(height)
+    if out is None:
+        if len(raised) >= 16:
+            raised.pop(next(iter(raised)))
+        out = raised_homography(h, k, height)
+        out.flags.writeable = False
+        raised[height] = out
+    return out
 
 
 def raised_view(
     calibration: Calibration, height: float, config: VisionConfig = DEFAULT_CONFIG
 ) -> tuple[FloatArray, Any]:
-    """Board mm -> image pixels of the plane ``height`` mm above the board, and the lens."""
-    h, lens, k = _camera(calibration, config)
-    return raised_homography(h, k, height), lens
+    """Board mm -> image pixels of the plane ``height`` mm above the board (read-only), and
+    the lens."""
+    return _raised(calibration, config, height), calibration.lens
 
 
 def foot_of(
@@ -97,10 +120,10 @@ def feet_of(
     """:func:`foot_of` of many working-image points at once (N x 2 in, N x 2 out)."""
     if not len(tops):
         return np.zeros((0, 2), np.float64)
-    h, lens, k = _camera(calibration, config)
+    h, lens, _ = _camera(calibration, config)
     origin = np.array(geo.crop[:2], np.float64)
     seen = np.asarray(tops, np.float64) / geo.scale + origin
-    board = hg.unproject(raised_homography(h, k, height), seen, lens)
+    board = hg.unproject(_raised(calibration, config, height), seen, lens)
     feet: FloatArray = (hg.project(h, board, lens) - origin) * geo.scale
     return feet
 
@@ -114,9 +137,9 @@ def top_of(
 ) -> tuple[float, float]:
     """The working-image point where the point ``height`` mm above a foot shows (the foot at
     working-image point ``foot``)."""
-    h, lens, k = _camera(calibration, config)
+    h, lens, _ = _camera(calibration, config)
     x0, y0 = geo.crop[:2]
     seen = np.array([[foot[0] / geo.scale + x0, foot[1] / geo.scale + y0]])
     board = hg.unproject(h, seen, lens)
-    top = hg.project(raised_homography(h, k, height), board, lens)[0]
+    top = hg.project(_raised(calibration, config, height), board, lens)[0]
     return (float((top[0] - x0) * geo.scale), float((top[1] - y0) * geo.scale))

@@ -15,10 +15,10 @@ from companion.vision.calibration import uncalibrated
 from companion.vision.colour import BACKGROUND
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch, Top, count_patches
-from companion.vision.figures import dark_pieces, take_top_at
+from companion.vision.figures import dark_pieces, dark_within, marker_light, take_top_at
 from companion.vision.layout import Layout, load_layout
 from companion.vision.pipeline import Reader, working_image
-from companion.vision.standing import camera_matrix, feet_of, raised_homography
+from companion.vision.standing import camera_matrix, feet_of, raised_homography, raised_view
 from companion.vision.synth import HARD, render
 from tests.vision.drawtable import Table, paint
 
@@ -73,6 +73,20 @@ def test_the_raised_homography_shows_a_point_above_the_board_where_the_camera_do
         assert np.hypot(*(got - want)) < 0.5
 
 
+def test_a_calibrations_raised_views_are_kept_and_cannot_be_changed_by_a_caller() -> None:
+    k, r, t = camera(900.0, 15.0, 20.0, 800.0)
+    calibration = SimpleNamespace(h=board_homography(k, r, t), lens=None, image_size=(1920, 1080))
+    view, _ = raised_view(calibration, 16.0)  # type: ignore[arg-type]
+    assert np.array_equal(
+        view, raised_homography(calibration.h, camera_matrix(calibration.h, (1920, 1080)), 16.0)
+    )
+    assert raised_view(calibration, 16.0)[0] is view  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="read-only"):
+        view[0, 0] = 0.0
+    other = SimpleNamespace(h=calibration.h * 1.01, lens=None, image_size=(1920, 1080))
+    assert raised_view(other, 16.0)[0] is not view  # type: ignore[arg-type]
+
+
 def test_cubes_are_placed_at_their_feet_all_at_once() -> None:
     """Points seen at a cube's half height map to the board points under them: in the working
     image (cropped, scaled), many at once, at the corners as in the middle."""
@@ -103,9 +117,10 @@ def test_cubes_are_placed_at_their_feet_all_at_once() -> None:
     assert np.abs(again - np.array(want)).max() < 0.5
 
 
-def test_a_black_piece_grey_under_glare_is_dark_but_a_shadow_is_not(eg: Layout) -> None:
-    """On a coloured print: a neutral disc at 0.45 of the print's grey value (a black piece
-    under glare) and a disc of the print at half its light (a shadow, of the print's hue)."""
+def _glare_and_shadow(eg: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A frame with, on a coloured print, a neutral disc at 0.45 of the print's grey value (a
+    black piece under glare) and a disc of the print at half its light (a shadow, of the
+    print's hue); the frame, the shadow's and the piece's centres in it."""
     frame = paint(Table(eg))
     cal = uncalibrated(frame, eg)
     x, y = eg.polygon("aragon").centroid
@@ -119,6 +134,12 @@ def test_a_black_piece_grey_under_glare_is_dark_but_a_shadow_is_not(eg: Layout) 
     radius = round(9 * hg.local_scale(cal.h, (x, y)))
     cv2.circle(frame, tuple(np.round(shadow).astype(int)), radius, tuple(print_bgr * 0.5), -1)
     cv2.circle(frame, tuple(np.round(piece).astype(int)), radius, (round(0.45 * grey),) * 3, -1)
+    return frame, shadow, piece
+
+
+def test_a_black_piece_grey_under_glare_is_dark_but_a_shadow_is_not(eg: Layout) -> None:
+    frame, shadow, piece = _glare_and_shadow(eg)
+    cal = uncalibrated(frame, eg)
     reader = Reader(cal, eg)
     geo = reader.geometry()
     lab = cv2.cvtColor(working_image(frame, geo), cv2.COLOR_BGR2Lab)
@@ -133,6 +154,34 @@ def test_a_black_piece_grey_under_glare_is_dark_but_a_shadow_is_not(eg: Layout) 
 
     assert at(piece) > 0
     assert at(shadow) == 0
+
+
+def test_the_dark_test_asked_round_a_few_pixels_answers_there_as_over_its_whole_box(
+    eg: Layout,
+) -> None:
+    """The tower's shadow check asks :func:`dark_within` only round its black pixels
+    (``need``), with the markers' light it has already: the same answers there, also where
+    a small box cuts a thin dark line (the test opens it away over the whole box)."""
+    frame, _, piece = _glare_and_shadow(eg)
+    sx, sy = (int(v) for v in np.round(piece))
+    cv2.line(frame, (sx - 40, sy + 25), (sx + 40, sy + 29), (40, 40, 40), 2)
+    reader = Reader(uncalibrated(frame, eg), eg)
+    geo = reader.geometry()
+    image = working_image(frame, geo)
+    labels = reader.colours.classify(cv2.cvtColor(image, cv2.COLOR_BGR2Lab))
+    labels[geo.ignore] = BACKGROUND
+    x0, y0 = geo.crop[:2]
+    px, py = (round((v - o) * geo.scale) for v, o in zip(piece, (x0, y0), strict=True))
+    box = (px - 150, py - 120, 300, 240)
+    whole = dark_within(image, labels, geo, box, DEFAULT_CONFIG)
+    assert whole[py - box[1], px - box[0]] > 0  # (the piece is dark: not all answers are 0)
+    light = marker_light(cv2.cvtColor(image, cv2.COLOR_BGR2Lab).reshape(-1, 3)[geo.white])
+    for nx in range(px - 60, px + 60, 9):
+        for ny in range(py - 20, py + 40, 7):
+            need = (nx, ny, 6, 4)
+            part = dark_within(image, labels, geo, box, DEFAULT_CONFIG, light, need)
+            inside = np.s_[ny - box[1] : ny + 4 - box[1], nx - box[0] : nx + 6 - box[0]]
+            assert np.array_equal(part[inside], whole[inside]), need
 
 
 @pytest.mark.parametrize("seed", [3, 4, 19, 21, 32, 36])
