@@ -181,6 +181,14 @@ class VisionConfig:
     grey_top_ring_percentile: float = 75.0
     grey_top_ring_ratio: float = 0.55
     grey_top_max_thickness: float = 0.87
+    # The first look that finds where the full test runs (grey_tops._places, on every other
+    # pixel of every other row, no Lab): luma at most this share of the brightest print luma
+    # round it, both as greys (the full test's 0.52 with room for luma not being lightness
+    # and for noise the medians would take away), and channels at most this far apart (the
+    # most a hueless colour's are: 54 over all 2^24 colours, Lab chroma <= 14).
+    grey_top_first_ratio: float = 0.572
+    grey_top_spread: int = 54
+    grey_top_first_black_share: float = 0.75
     # Castles (Carolus): hueless blobs on a tile (Lab chroma once the cast seen on the tile
     # marker's paper is taken off) ...
     castle_chroma: float = 14.0

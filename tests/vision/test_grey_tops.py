@@ -10,7 +10,7 @@ from companion.vision import homography as hg
 from companion.vision.calibration import uncalibrated
 from companion.vision.colour import pack_bgr
 from companion.vision.config import DEFAULT_CONFIG
-from companion.vision.grey_tops import grey_tops
+from companion.vision.grey_tops import _places, grey_tops
 from companion.vision.layout import load_layout
 from companion.vision.pipeline import Reader, working_image
 from tests.vision.drawtable import Table, paint
@@ -65,3 +65,48 @@ def test_a_grey_top_beside_a_cube_is_black_but_a_shadow_is_not() -> None:
     ), "the grey top must be out of the colour model's black for this test"
     assert at(top)
     assert not at(shadow)
+
+
+def test_without_grey_the_full_test_is_not_run() -> None:
+    """The first look finds no place on a table of coloured cubes on pale print: no window
+    for the full test (Lab, medians) on such frames."""
+    eg = load_layout("el-grande")
+    x, y = eg.polygon("aragon").centroid
+    frame = paint(Table(eg, cubes=[("red", x - 20, y), ("red", x + 20, y), ("blue", x, y + 20)]))
+    cal = uncalibrated(frame, eg)
+    reader = Reader(cal, eg)
+    geo = reader.geometry()
+    small = working_image(frame, geo)
+    packed = pack_bgr(small)
+    labels = reader.colours.classify_packed(packed)
+    labels &= geo.readable
+    black = reader.colours.label("black")
+    side = float(np.sqrt(geo.typical_footprint))
+    places, _ = _places(
+        packed,
+        labels,
+        black,
+        len(reader.colours.names),
+        geo,
+        DEFAULT_CONFIG,
+        max(3, round(DEFAULT_CONFIG.grey_top_reach * side)),
+        max(1, round(DEFAULT_CONFIG.grey_top_thickness * side)),
+    )
+    assert places == []
+    assert (
+        grey_tops(packed, labels, black, len(reader.colours.names), geo, DEFAULT_CONFIG).size == 0
+    )
+
+
+def test_a_hueless_colour_s_channels_lie_within_the_first_look_s_spread() -> None:
+    """The first look drops pixels whose channels lie further apart than
+    ``grey_top_spread``: no colour of Lab chroma within ``dark_piece_chroma`` may (every
+    third level of each channel)."""
+    levels = np.arange(0, 256, 3, dtype=np.uint8)
+    b, g, r = np.meshgrid(levels, levels, levels, indexing="ij")
+    bgr = np.stack([b.ravel(), g.ravel(), r.ravel()], axis=1)
+    lab = cv2.cvtColor(bgr[:, None], cv2.COLOR_BGR2Lab)[:, 0].astype(np.float32)
+    hueless = np.hypot(lab[:, 1] - 128, lab[:, 2] - 128) <= DEFAULT_CONFIG.dark_piece_chroma
+    spread = bgr.max(axis=1).astype(int) - bgr.min(axis=1)
+    assert hueless.sum() > 1000
+    assert spread[hueless].max() <= DEFAULT_CONFIG.grey_top_spread
