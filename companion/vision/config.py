@@ -166,6 +166,34 @@ class VisionConfig:
     dark_piece_window: float = 88.0
     # ... and at least this many cube sides wide (the print's borders and names are thinner).
     dark_piece_width: float = 0.5
+    # Black cubes grey under glare (grey_tops.py): hueless pixels at most this share of the
+    # grey value of the brightest print within this many cube sides round the pieces (a
+    # piece's shadow darkens the print to 0.55 of it at most, a black top under glare stays
+    # under ~0.45), a plateau at least this many sides thick (inscribed radius) and of at
+    # least this share of a cube top's area.
+    grey_top_ratio: float = 0.52
+    grey_top_reach: float = 2.5
+    grey_top_thickness: float = 0.3
+    grey_top_area: float = 0.4
+    # ... of which at most this share is already the colour model's black (a black top the
+    # model sees is counted as it is: its grey rim would merge it with its neighbours).
+    grey_top_black_share: float = 0.5
+    # ... whose grey value (median) is at most this share of the print's in a ring this many
+    # sides round it (this percentile: the ring also holds other pieces' shadows and sides;
+    # dark print such as the sea under glare is no darker than the print round it), and that
+    # is at most this thick (inscribed radius, sides: a black grande's top is thicker).
+    grey_top_ring: float = 1.0
+    grey_top_ring_percentile: float = 75.0
+    grey_top_ring_ratio: float = 0.55
+    grey_top_max_thickness: float = 0.87
+    # The first look that finds where the full test runs (grey_tops._places, on every other
+    # pixel of every other row, no Lab): luma at most this share of the brightest print luma
+    # round it, both as greys (the full test's 0.52 with room for luma not being lightness
+    # and for noise the medians would take away), and channels at most this far apart (the
+    # most a hueless colour's are: 54 over all 2^24 colours, Lab chroma <= 14).
+    grey_top_first_ratio: float = 0.572
+    grey_top_spread: int = 54
+    grey_top_first_black_share: float = 0.75
     # Castles (Carolus): hueless blobs on a tile (Lab chroma once the cast seen on the tile
     # marker's paper is taken off) ...
     castle_chroma: float = 14.0

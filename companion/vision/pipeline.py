@@ -59,6 +59,7 @@ from companion.vision.figures import (
 )
 from companion.vision.fringe import drop_fringes
 from companion.vision.geometry import Geometry, build_geometry, locate_movables, movables_in_place
+from companion.vision.grey_tops import grey_tops
 from companion.vision.hand import SkinColours, hand_check, paper_lightness, white_cast
 from companion.vision.jobs import Jobs, Later, pool_size
 from companion.vision.layout import Layout, Pose
@@ -331,6 +332,12 @@ class Reader:
         dark_ready: Later[Mosaic] | None = None
         if shadows is not None:
             apply_shadows(labels, shadows.result(), geo)
+        if black:
+            # Black cubes grey under glare, looked for round the pieces (grey_tops.py).
+            code = self.colours.label("black")
+            labels.ravel()[
+                grey_tops(packed, labels, code, len(self.colours.names), geo, self.config)
+            ] = code
         pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
         if black:
             dark = DarkSearch(

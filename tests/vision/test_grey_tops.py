@@ -1,0 +1,112 @@
+"""Black cubes grey under glare (grey_tops.py): a grey plateau of a cube top's size much darker
+than the print round it is a black cube's top; a shadow's darkness, or dark print, is not."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.vision import homography as hg
+from companion.vision.calibration import uncalibrated
+from companion.vision.colour import pack_bgr
+from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.grey_tops import _places, grey_tops
+from companion.vision.layout import load_layout
+from companion.vision.pipeline import Reader, working_image
+from tests.vision.drawtable import Table, paint
+
+
+def test_a_grey_top_beside_a_cube_is_black_but_a_shadow_is_not() -> None:
+    eg = load_layout("el-grande")
+    x, y = eg.polygon("aragon").centroid
+    cube = float(eg.pieces["cube"])
+    frame = paint(Table(eg, cubes=[("red", x - 20, y), ("red", x + 20, y)]))
+    cal = uncalibrated(frame, eg)
+    print_bgr = np.array([200, 215, 225], np.float64)
+    patch = hg.project(
+        cal.h, [(x - 45, y - 30), (x + 45, y - 30), (x + 45, y + 30), (x - 45, y + 30)]
+    )
+    cv2.fillConvexPoly(frame, np.round(patch).astype(np.int32), tuple(int(v) for v in print_bgr))
+    grey = 0.299 * print_bgr[2] + 0.587 * print_bgr[1] + 0.114 * print_bgr[0]
+
+    def square(cx: float, cy: float, bgr: tuple[float, ...]) -> np.ndarray:
+        h = cube / 2
+        corners = hg.project(
+            cal.h, [(cx - h, cy - h), (cx + h, cy - h), (cx + h, cy + h), (cx - h, cy + h)]
+        )
+        cv2.fillConvexPoly(frame, np.round(corners).astype(np.int32), tuple(round(v) for v in bgr))
+        return np.asarray(hg.project(cal.h, [(cx, cy)])[0])
+
+    # Red cubes, each with a grey square beside it: a black top under glare (0.4 of the
+    # print's grey value, hueless) and a shadow (0.6 of the print, its hue kept).
+    for cx in (x - 20, x + 20):
+        square(cx, y, (40, 40, 200))
+    top = square(x - 20 + cube, y, (0.4 * grey,) * 3)
+    shadow = square(x + 20 + cube, y, tuple(0.6 * print_bgr))
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.8)
+    reader = Reader(cal, eg)
+    geo = reader.geometry()
+    small = working_image(frame, geo)
+    labels = reader.colours.classify_packed(pack_bgr(small))
+    labels &= geo.readable
+    black = reader.colours.label("black")
+    found = np.zeros(geo.size[::-1], bool)
+    found.ravel()[
+        grey_tops(pack_bgr(small), labels, black, len(reader.colours.names), geo, DEFAULT_CONFIG)
+    ] = True
+
+    def at(p: np.ndarray) -> bool:
+        x0, y0 = geo.crop[:2]
+        return bool(found[round((p[1] - y0) * geo.scale), round((p[0] - x0) * geo.scale)])
+
+    assert (
+        labels[round((top[1] - geo.crop[1]) * geo.scale), round((top[0] - geo.crop[0]) * geo.scale)]
+        != black
+    ), "the grey top must be out of the colour model's black for this test"
+    assert at(top)
+    assert not at(shadow)
+
+
+def test_without_grey_the_full_test_is_not_run() -> None:
+    """The first look finds no place on a table of coloured cubes on pale print: no window
+    for the full test (Lab, medians) on such frames."""
+    eg = load_layout("el-grande")
+    x, y = eg.polygon("aragon").centroid
+    frame = paint(Table(eg, cubes=[("red", x - 20, y), ("red", x + 20, y), ("blue", x, y + 20)]))
+    cal = uncalibrated(frame, eg)
+    reader = Reader(cal, eg)
+    geo = reader.geometry()
+    small = working_image(frame, geo)
+    packed = pack_bgr(small)
+    labels = reader.colours.classify_packed(packed)
+    labels &= geo.readable
+    black = reader.colours.label("black")
+    side = float(np.sqrt(geo.typical_footprint))
+    places, _ = _places(
+        packed,
+        labels,
+        black,
+        len(reader.colours.names),
+        geo,
+        DEFAULT_CONFIG,
+        max(3, round(DEFAULT_CONFIG.grey_top_reach * side)),
+        max(1, round(DEFAULT_CONFIG.grey_top_thickness * side)),
+    )
+    assert places == []
+    assert (
+        grey_tops(packed, labels, black, len(reader.colours.names), geo, DEFAULT_CONFIG).size == 0
+    )
+
+
+def test_a_hueless_colour_s_channels_lie_within_the_first_look_s_spread() -> None:
+    """The first look drops pixels whose channels lie further apart than
+    ``grey_top_spread``: no colour of Lab chroma within ``dark_piece_chroma`` may (every
+    third level of each channel)."""
+    levels = np.arange(0, 256, 3, dtype=np.uint8)
+    b, g, r = np.meshgrid(levels, levels, levels, indexing="ij")
+    bgr = np.stack([b.ravel(), g.ravel(), r.ravel()], axis=1)
+    lab = cv2.cvtColor(bgr[:, None], cv2.COLOR_BGR2Lab)[:, 0].astype(np.float32)
+    hueless = np.hypot(lab[:, 1] - 128, lab[:, 2] - 128) <= DEFAULT_CONFIG.dark_piece_chroma
+    spread = bgr.max(axis=1).astype(int) - bgr.min(axis=1)
+    assert hueless.sum() > 1000
+    assert spread[hueless].max() <= DEFAULT_CONFIG.grey_top_spread
