@@ -39,10 +39,6 @@ class Later(Generic[T]):
         self._future = future
         self._value: T | None = None
 
-    @property
-    def handed_off(self) -> bool:
-        return self._future is not None
-
     def result(self) -> T:
         if self._future is not None:
             return self._future.result()
