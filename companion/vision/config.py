@@ -150,6 +150,15 @@ class VisionConfig:
     # the most (thickness - weight x |log(area / a grande top's)|): blurred pairs of cubes
     # are as thick as a grande's top but smaller, merged rows bigger.
     grande_thickness: float = 0.9
+    # A grande's top taken out of its patch takes with it the patch's tops within
+    # figure_sliver_reach cube sides of it that are less than figure_sliver_thickness sides
+    # thick: a cube touching a grande shows its top at least half a grande and half a cube
+    # (1.3 sides) away, but blur splits slivers of the grande's own top or lit side off nearer
+    # (hard El Grande seeds 0-40: slivers 0.6-1.3 sides off and 0.13-0.26 thick, read as a
+    # black cube where the black grande stands; cubes' tops 1.3 sides off or more, 0.31 thick
+    # or more).
+    figure_sliver_reach: float = 1.3
+    figure_sliver_thickness: float = 0.3
     grande_size_weight: float = 0.5
     # Only blobs of at least this share of a grande top's area are looked at (hard and easy
     # sets: a grande's top reads 0.77 of a nominal top and more, its blob more still).

@@ -736,10 +736,20 @@ def take_top_at(
 
 def _take(patches: list[Patch], i: int, j: int, config: VisionConfig) -> None:
     """Take top ``j`` out of patch ``i``, and with it the patch's thin tops (the lit slivers of
-    its sides: left alone they would count as a cube)."""
+    its sides: left alone they would count as a cube) and the tops close to it thinner than a
+    cube's (a sliver of the figure's top or side that the blur split off)."""
     patch = patches[i]
     least = config.min_top_thickness * patch.side
-    rest = tuple(t for k, t in enumerate(patch.tops) if k != j and t.thick >= least)
+    taken = patch.tops[j]
+    reach = config.figure_sliver_reach * patch.side
+    sliver = config.figure_sliver_thickness * patch.side
+    rest = tuple(
+        t
+        for k, t in enumerate(patch.tops)
+        if k != j
+        and t.thick >= least
+        and not (t.thick < sliver and math.hypot(t.x - taken.x, t.y - taken.y) < reach)
+    )
     area = sum(t.area for t in patch.tops) - sum(t.area for t in rest)
     share = area / max(1.0, sum(t.area for t in patch.tops))
     patches[i] = replace(patch, tops=rest, area=max(0.0, patch.area * (1 - share)))

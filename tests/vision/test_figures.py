@@ -235,6 +235,28 @@ def test_a_grande_taken_out_of_its_patch_takes_its_lit_sides_along() -> None:
     assert sum(b.cubes for b in count_patches(patches, 1.0)) == 0
 
 
+@pytest.mark.parametrize(
+    ("thick", "off", "cubes"),
+    [(2.6, 10.0, 0), (2.6, 14.0, 1), (3.4, 10.0, 1)],
+)
+def test_a_sliver_split_off_a_grande_top_goes_with_it_a_cube_beside_it_stays(
+    thick: float, off: float, cubes: int
+) -> None:
+    """Blur splits a sliver off a grande's top or lit side (hard El Grande seeds 20 and 32:
+    0.6-1.3 sides from the grande's top, 0.13-0.26 sides thick; read as a black cube where
+    the black grande stands). A cube touching the grande shows its top at least 1.3 sides
+    away, and as thick as a cube's top: it stays."""
+    side = 10.0
+    comp = np.zeros((30, 40), np.uint8)
+    comp[2:28, 2:38] = 1
+    grande = Top(400.0, 9.0, 14.0, 14.0, 20.0, 20.0, 1)
+    other = Top(70.0, thick, 14.0 + off, 14.0, 9.0, 8.0, 1)
+    patch = Patch(470.0, (16.0, 14.0), (0, 0, 40, 30), 80.0, side, comp, (grande, other))
+    patches = [patch]
+    take_top_at(patches, (14.0, 15.0), 8.0, DEFAULT_CONFIG)
+    assert sum(b.cubes for b in count_patches(patches, 1.0)) == cubes
+
+
 @pytest.mark.parametrize("seed", [1, 6, 9, 10, 15])
 def test_hard_frames_count_every_black_cube(seed: int) -> None:
     """Seed 1: a black grande's lit side left over once its top is taken; seed 15: black
