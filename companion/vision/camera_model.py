@@ -67,7 +67,7 @@ def lens_misfit(
 ) -> float:
     """RMS pixels by which the board markers' corners, undistorted with radial term ``k1``,
     miss one homography (least squares)."""
-    lens = hg.Lens(tuple(tuple(float(v) for v in r) for r in k), (k1, 0.0, 0.0, 0.0, 0.0))
+    lens = _radial(k, k1)
     seen = [i for i in board_markers if i in detected]
     src = np.concatenate([board_markers[i] for i in seen])
     dst = np.concatenate([hg.undistort(detected[i], lens) for i in seen])
@@ -108,20 +108,29 @@ def estimate_lens(
     best = int(np.argmin(costs))
     a = float(grid[max(best - 1, 0)])
     b = float(grid[min(best + 1, len(grid) - 1)])
+    # Golden sections: each step keeps one of its two inner points and its misfit.
     ratio = (np.sqrt(5.0) - 1.0) / 2.0
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
+    fc, fd = misfit(c), misfit(d)
     while b - a > 1e-4:
-        c, d = b - ratio * (b - a), a + ratio * (b - a)
-        if misfit(c) < misfit(d):
-            b = d
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - ratio * (b - a)
+            fc = misfit(c)
         else:
-            a = c
+            a, c, fc = c, d, fd
+            d = a + ratio * (b - a)
+            fd = misfit(d)
     k1 = (a + b) / 2.0
     if misfit(k1) > config.lens_gain * misfit(0.0):
         return None
     # The focal length the undistorted homography gives (standing.py's camera pose), and k1 for
     # it: distortion depends on k1 / f^2 only.
-    guess = hg.Lens(tuple(tuple(float(v) for v in r) for r in k), (k1, 0.0, 0.0, 0.0, 0.0))
-    h1 = hg.fit_homography(detected, board_markers, guess)
+    h1 = hg.fit_homography(detected, board_markers, _radial(k, k1))
     k_new = camera_matrix(h1, image_size, config)
-    k1 *= (k_new[0, 0] / k[0, 0]) ** 2
-    return hg.Lens(tuple(tuple(float(v) for v in r) for r in k_new), (k1, 0.0, 0.0, 0.0, 0.0))
+    return _radial(k_new, k1 * (k_new[0, 0] / k[0, 0]) ** 2)
+
+
+def _radial(k: FloatArray, k1: float) -> hg.Lens:
+    """A lens model of camera matrix ``k`` and radial term ``k1`` alone."""
+    return hg.Lens(tuple(tuple(float(v) for v in r) for r in k), (k1, 0.0, 0.0, 0.0, 0.0))
