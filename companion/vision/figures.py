@@ -25,7 +25,7 @@ from companion.vision.geometry import Geometry
 from companion.vision.hand import white_cast
 from companion.vision.layout import Layout
 from companion.vision.local_print import GREY, local_print_cells
-from companion.vision.masks import components, fill_small_holes
+from companion.vision.masks import components, disc, fill_small_holes
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.standing import top_of
 
@@ -384,7 +384,7 @@ def find_figure(
     filled = fill_small_holes((mask > 0).astype(np.uint8), config.figure_hole * math.pi * foot**2)
     _, blobs, stats, _ = components(filled, connectivity=8)
     r = max(1, round(config.figure_open * foot))
-    disc = _disc(r)
+    kernel = disc(r)
     candidates = []
     # Only blobs of about a pawn's foot or more (a cube's are far smaller), each in its box.
     for i in np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= config.figure_area * math.pi * foot**2):
@@ -392,7 +392,7 @@ def find_figure(
             continue
         x, y, w, h = (int(v) for v in stats[i, :4])
         opened = cv2.morphologyEx(
-            _pad(blobs[y : y + h, x : x + w] == i, r + 1), cv2.MORPH_OPEN, disc
+            _pad(blobs[y : y + h, x : x + w] == i, r + 1), cv2.MORPH_OPEN, kernel
         )
         k, parts, part_stats, _ = components(opened, connectivity=8)
         for j in range(1, k):
@@ -429,14 +429,14 @@ def find_figure(
         own = (blob == blobs[int(fy), int(fx)]) & (
             filled[oy : oy + outline.shape[0], ox : ox + outline.shape[1]] > 0
         )
-        near = cv2.dilate(outline, _disc(max(1, round(config.figure_near * radius)))) > 0
+        near = cv2.dilate(outline, disc(max(1, round(config.figure_near * radius)))) > 0
         inside = own & (outline > 0)
         fit = float(inside.sum()) / max(1.0, float(((own & near) | (outline > 0)).sum()))
         like = fit + peak / radius - config.figure_roundness * _spread(part, loc, peak)
         if best is None or like > best[0]:
             # Its pixels: the blob's within the outline (the head may lean farther) and its
             # blurred edge round it.
-            edge = _disc(max(1, round(config.edge_px)) + 1)
+            edge = disc(max(1, round(config.edge_px)) + 1)
             pixels = own & (cv2.dilate(whole, edge) > 0)
             best = (like, fx, fy, (ox, oy, pixels.astype(np.uint8)))
     if best is None:
@@ -449,11 +449,6 @@ def _pad(mask: Image, n: int) -> Image:
     """A bool mask as 0/1 bytes with ``n`` zero pixels round it (``np.pad``'s answer, at a
     tenth of its cost on the small masks here)."""
     out: Image = cv2.copyMakeBorder(mask.view(np.uint8), n, n, n, n, cv2.BORDER_CONSTANT, value=0)
-    return out
-
-
-def _disc(r: int) -> Image:
-    out: Image = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
     return out
 
 
@@ -471,17 +466,17 @@ def _pawn_outline(
     t = np.linspace(0.0, 2 * math.pi, 24, endpoint=False)
     ring = np.stack([np.cos(t), np.sin(t)], axis=1)
     base, top = np.array(foot), np.array(head)
-    disc = base + radius * ring
+    foot_ring = base + radius * ring
     ball = top + head_radius * ring
     far = base + (top - base) * slack + head_radius * ring
-    points = np.vstack([disc, ball, far])
+    points = np.vstack([foot_ring, ball, far])
     grow = radius * 0.5 + 2
     x0 = max(0, math.floor(points[:, 0].min() - grow))
     y0 = max(0, math.floor(points[:, 1].min() - grow))
     x1 = min(shape[1], math.ceil(points[:, 0].max() + grow))
     y1 = min(shape[0], math.ceil(points[:, 1].max() + grow))
     masks = []
-    for parts in ((disc, ball), (disc, ball, far)):
+    for parts in ((foot_ring, ball), (foot_ring, ball, far)):
         out = np.zeros((max(1, y1 - y0), max(1, x1 - x0)), np.uint8)
         hull = cv2.convexHull((np.vstack(parts) - (x0, y0)).astype(np.float32))
         cv2.fillConvexPoly(out, np.round(hull).astype(np.int32), 1)
@@ -621,7 +616,7 @@ def find_faded_grandes(
     pixels stay the board's for counting (the same colours are the dark seams between
     touching cubes, which part them), but a grande's top is looked for without them:
     it is thick and square, as no print patch or seam is."""
-    labels = bare.classify_packed(pieces.image.view("<u4")[..., 0] & 0xFFFFFF)
+    labels = bare.classify_packed(pieces.packed())
     seen = {g.colour: colour_mask(labels, bare.label(g.colour), pieces) for g in missing}
     return find_grandes(counted, seen, missing, geo, layout, config, lightness, pieces)
 
@@ -633,7 +628,7 @@ def faded_pawn_mask(faded: ColourModel, pieces: Mosaic, colour: str) -> Image:
     Charlemagne's lit side and head out to half of yellow's chroma, too pale for yellow and
     too saturated for the board (no colour at all): what is left of it in yellow is a cube's
     size. Only the pawn is looked for there; the cubes are counted on the colour model's."""
-    labels = faded.classify_packed(pieces.image.view("<u4")[..., 0] & 0xFFFFFF)
+    labels = faded.classify_packed(pieces.packed())
     return colour_mask(labels, faded.label(colour), pieces)
 
 

@@ -35,7 +35,7 @@ from companion.vision.colour import BACKGROUND, UNKNOWN
 from companion.vision.config import VisionConfig
 from companion.vision.geometry import Geometry
 from companion.vision.local_print import GREY
-from companion.vision.masks import components, pack_boxes
+from companion.vision.masks import components, disc, pack_boxes
 
 Image = npt.NDArray[Any]
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (working image, x1 and y1 excluded)
@@ -171,7 +171,7 @@ def _judge(
     ab = lab[dy, dx]
     grey = ~_hueless(config.dark_piece_chroma)[ab[:, 1], ab[:, 2]]
     dark[dy[grey], dx[grey]] = 0
-    opened = cv2.morphologyEx(dark, cv2.MORPH_OPEN, _disc(radius))
+    opened = cv2.morphologyEx(dark, cv2.MORPH_OPEN, disc(radius))
     n, parts, stats, _ = components(opened, connectivity=8)
     if n < 2:
         return np.zeros(0, np.intp)
@@ -282,7 +282,7 @@ def _places(
     far = spread > config.grey_top_spread
     may[ys[far], xs[far]] = 0
     # (Whole cells of the disc's biggest square, each way.)
-    side = (_inscribed_square(_disc(radius)) - 1) // 2
+    side = (_inscribed_square(disc(radius)) - 1) // 2
     core = cv2.erode(may, np.ones((side, side), np.uint8)) if side > 1 else may
     if not cv2.countNonZero(core):
         return [], around
@@ -319,11 +319,6 @@ def _places(
     chosen[0] = False
     boxes = box[chosen] * 2
     return [(int(a), int(b), int(c), int(d)) for a, b, c, d in boxes.tolist()], around
-
-
-def _disc(radius: int) -> Image:
-    out: Image = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
-    return out
 
 
 @lru_cache(maxsize=4)
@@ -366,8 +361,7 @@ def _a_top(
     depth = cv2.distanceTransform(np.pad(mine, 1), cv2.DIST_L2, 3)
     if float(depth.max()) > config.grey_top_max_thickness * side:
         return False
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * ring + 1, 2 * ring + 1))
-    around = (cv2.dilate(mine, disc) > 0) & (mine == 0) & print_[box]
+    around = (cv2.dilate(mine, disc(ring)) > 0) & (mine == 0) & print_[box]
     if not around.any():
         return False
     light = lightness[box]

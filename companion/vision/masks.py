@@ -83,6 +83,12 @@ def components(mask: Image, connectivity: int = 8) -> tuple[int, Image, Image, I
     return n, labels, stats, centroids
 
 
+def disc(radius: int) -> Image:
+    """OpenCV's elliptic structuring element of that radius (2 radius + 1 across)."""
+    out: Image = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+    return out
+
+
 def dilate_ellipse(mask: Image, size: int) -> Image:
     """``cv2.dilate`` of a mask by OpenCV's ``size`` x ``size`` MORPH_ELLIPSE (odd size): the
     same pixels, as the union of dilations by the ellipse's few stacked rectangles (a

@@ -40,6 +40,11 @@ class Mosaic:
         out: Image = np.take(array, self.index)
         return out
 
+    def packed(self) -> Image:
+        """Its pixels as colour.pack_bgr gives them (the fourth byte masked off)."""
+        out: Image = self.image.view("<u4")[..., 0] & 0xFFFFFF
+        return out
+
     def to_work(self, x: float, y: float) -> tuple[float, float]:
         """Working-image coordinates of a point of the mosaic (inside a cut-out)."""
         ix, iy = int(x), int(y)
