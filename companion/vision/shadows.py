@@ -24,20 +24,6 @@ from companion.vision.geometry import Geometry
 Image = npt.NDArray[Any]
 
 
-def clear_shadows(
-    image: Image,
-    labels: Image,
-    black: int,
-    geo: Geometry,
-    config: VisionConfig,
-    light: MarkerLight | None = None,
-) -> int:
-    """Label as board the black pixels (label ``black``) of ``labels`` (the working image's,
-    changed in place) in the tall pieces' shadow zone that are no darker than a shadow;
-    the number of pixels cleared."""
-    return apply_shadows(labels, shadow_pixels(image, labels, black, geo, config, light), geo)
-
-
 def shadow_pixels(
     image: Image,
     labels: Image,
@@ -46,8 +32,9 @@ def shadow_pixels(
     config: VisionConfig,
     light: MarkerLight | None = None,
 ) -> Image | None:
-    """The black pixels of :func:`clear_shadows` that are a shadow (bool, over
-    ``geo.shadow_box``), or None if there are none; ``labels`` is only read (this may run
+    """The black pixels (label ``black``) of ``labels`` in the tall pieces' shadow zone that
+    are no darker than a shadow (bool, over ``geo.shadow_box``), or None if there are none
+    (:func:`apply_shadows` labels them board); ``labels`` is only read (this may run
     beside the hand check, which reads them too). ``light``: the markers' (see
     :func:`figures.marker_light`), if the caller has it."""
     zone = geo.shadow_zone
