@@ -484,9 +484,15 @@ def calibrate(
         # Well inside the outline: the printed border and the region's name are no pieces.
         mask = polygon_mask(lab.shape[:2], h, poly, erode=4, lens=lens)
         fg = _foreground(lab, mask, config)
-        hued = _of_hue(
-            lab, polygon_mask(lab.shape[:2], h, poly, lens=lens), pieces[colour][0], config
-        )
+        outline = polygon_mask(lab.shape[:2], h, poly, lens=lens)
+        hued = _of_hue(lab, outline, pieces[colour][0], config)
+        if hued is None:
+            # A cube at the area's edge shows its top off its foot, away from under the
+            # camera: over the edge (Carolus set-ups, hard seed 26: two of three pink cubes'
+            # tops on the mat, and the mat's grey became "pink"). Looked for a reach round it.
+            reach = round(config.sample_reach * cube_pixels(base, layout)[1])
+            grown = cv2.dilate(outline, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+            hued = _of_hue(lab, grown, pieces[colour][0], config)
         if hued is not None:
             fg = hued
         ref = _nearest_cluster(lab, fg, pieces[colour][0], k=4, config=config)

@@ -343,6 +343,9 @@ class VisionConfig:
     # piece).
     sample_chroma_margin: float = 12.0
     sample_chroma_share: float = 0.7
+    # Where none of a colour's hue stands out in its area, its cube is looked for this many
+    # cube sides round the area too: its top may show over the area's edge (its lean).
+    sample_reach: float = 1.0
     # Skin under neutral light (OpenCV 8-bit Lab a, b ranges and least L): warm, mid-light,
     # moderately saturated, from the palest to the darkest skin, lit or in the arm's shade.
     # The light's cast (from the markers' white paper) is taken off first.

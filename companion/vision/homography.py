@@ -68,8 +68,19 @@ class Lens:
         return np.array(self.matrix, dtype=np.float64), np.array(self.distortion, np.float64)
 
 
-def _detector(dictionary: int = cv2.aruco.DICT_4X4_50) -> cv2.aruco.ArucoDetector:
+# The least marker perimeter OpenCV looks for, a share of the image's longer side (its default).
+_PERIMETER = 0.03
+# How much the second (and third) look sharpens (unsharp masking's amount): a marker blurred
+# as much as the hard set's strongest blur at 24 px or less shows its cells only at 1.5 (hard
+# Carolus seeds 0-40: 5 tile markers in view missed at 0.8, each found at 1.5, no other id).
+_SHARPEN = (0.8, 1.5)
+
+
+def _detector(
+    dictionary: int = cv2.aruco.DICT_4X4_50, perimeter: float = _PERIMETER
+) -> cv2.aruco.ArucoDetector:
     params = cv2.aruco.DetectorParameters()
+    params.minMarkerPerimeterRate = perimeter
     # Sub-pixel corners make the homography good to a fraction of a millimetre.
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(dictionary), params)
@@ -79,21 +90,29 @@ def detect_markers(image: Image, want: Iterable[int] = ()) -> dict[int, FloatArr
     """Every DICT_4X4_50 marker in the image: id -> 4x2 corner pixels (first one if repeated).
 
     If any id of ``want`` is missing, a second look is taken at a sharpened, doubled copy: a
-    small marker under a soft lens or at the far edge of the table often shows up then.
+    small marker under a soft lens or at the far edge of the table often shows up then. The
+    least perimeter is a share of the image's side, so the doubled copy halves it: else a
+    marker too small for the first look is too small for the second (hard Carolus seed 16: a
+    court card's 26 mm marker 14 px wide at the table's far corner, its perimeter 56 px
+    against the 58 of a 1920 px frame's 0.03). One still missing then gets a third look,
+    sharpened more (see _SHARPEN).
     """
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     found = _detect(grey, 1.0)
-    if any(i not in found for i in want):
-        soft = cv2.GaussianBlur(grey, (0, 0), 2.0)
-        sharp = cv2.addWeighted(grey, 1.8, soft, -0.8, 0)
+    soft = None
+    for amount in _SHARPEN:
+        if all(i in found for i in want):
+            break
+        soft = cv2.GaussianBlur(grey, (0, 0), 2.0) if soft is None else soft
+        sharp = cv2.addWeighted(grey, 1.0 + amount, soft, -amount, 0)
         big = cv2.resize(sharp, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
-        for i, c in _detect(big, 0.5).items():
+        for i, c in _detect(big, 0.5, perimeter=_PERIMETER / 2).items():
             found.setdefault(i, c)
     return found
 
 
-def _detect(grey: Image, scale: float) -> dict[int, FloatArray]:
-    corners, ids, _rejected = _detector().detectMarkers(grey)
+def _detect(grey: Image, scale: float, perimeter: float = _PERIMETER) -> dict[int, FloatArray]:
+    corners, ids, _rejected = _detector(perimeter=perimeter).detectMarkers(grey)
     found: dict[int, FloatArray] = {}
     if ids is None:
         return found

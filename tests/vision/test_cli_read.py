@@ -186,9 +186,12 @@ def test_calibrate_warns_of_a_court_card_it_cannot_see(tmp_path: Path) -> None:
     from benchmarks.bench_vision import POSITIONS
     from companion.vision.synth import HARD, render
 
-    # Hard Carolus seed 16: court card 1's marker is not found in the set-up frame.
+    # Hard Carolus seed 16 with court card 1's marker (and its margin) covered.
     setup, _ = POSITIONS["carolus-magnus"](16)
-    image, _ = render(setup, load_layout("carolus-magnus"), seed=16, conditions=HARD)
+    image, truth = render(setup, load_layout("carolus-magnus"), seed=16, conditions=HARD)
+    corners = np.array(next(m["corners"] for m in truth["markers"] if m["id"] == 30))
+    grown = corners.mean(axis=0) + (corners - corners.mean(axis=0)) * 1.6
+    cv2.fillPoly(image, [np.round(grown).astype(np.int32)], (110, 112, 115))
     png, position, cal = tmp_path / "setup.png", tmp_path / "setup.json", tmp_path / "cal.json"
     cv2.imwrite(str(png), image)
     position.write_text(json.dumps(setup))

@@ -72,3 +72,37 @@ def test_the_reader_keeps_or_finds_again_each_tiles_place(shift: float) -> None:
         tiles, _, assumed = reader._places_now(image, None)
     assert assumed == []
     assert not MOVED(tiles["t05"], old)
+
+
+def test_a_marker_too_small_for_the_first_look_is_found_in_the_second() -> None:
+    # A court card's 26 mm marker at a wide frame's far corner (hard Carolus seed 16): 14 px
+    # wide, its perimeter under OpenCV's least (0.03 of the frame's longer side) at either
+    # scale unless the doubled look's least is halved with it.
+    frame = np.full((1080, 1920), 200, np.uint8)
+    marker = cv2.aruco.generateImageMarker(
+        cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), 30, 60
+    )
+    small = cv2.resize(marker, (14, 14), interpolation=cv2.INTER_AREA)
+    frame[500:524, 900:924] = 255  # its white margin
+    frame[505:519, 905:919] = small
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.6)
+    assert 30 not in hg.detect_markers(frame)
+    found = hg.detect_markers(frame, want=[30])
+    assert 30 in found
+    assert np.allclose(found[30].mean(axis=0), (911.5, 511.5), atol=1.0)
+
+
+def test_a_blurred_marker_is_found_by_the_sharper_third_look() -> None:
+    # A 24 px tile marker as blurred as hard Carolus seed 34's: its cells show neither as they
+    # are nor sharpened as for the second look, only sharpened more.
+    frame = np.full((1080, 1920), 170, np.uint8)
+    marker = cv2.aruco.generateImageMarker(
+        cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), 14, 60
+    )
+    small = cv2.resize(marker, (24, 24), interpolation=cv2.INTER_AREA)
+    frame[496:528, 896:928] = 235  # its white margin
+    frame[500:524, 900:924] = np.where(small > 0, 235, 30)
+    frame = cv2.GaussianBlur(frame, (0, 0), 1.4)
+    found = hg.detect_markers(frame, want=[14])
+    assert 14 in found
+    assert np.allclose(found[14].mean(axis=0), (911.5, 511.5), atol=1.0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -70,18 +71,58 @@ def test_carolus_counts_under_hard_light_blur_and_noise(seed: int) -> None:
     assert {a: dict(c) for a, c in obs.counts.items() if c} == truth["counts"]
 
 
+def _cover_marker(image: Any, truth: dict[str, Any], marker_id: int) -> Any:
+    """The image with a marker (and its white margin) painted over in the table's grey."""
+    corners = next(m["corners"] for m in truth["markers"] if m["id"] == marker_id)
+    pts = np.array(corners, np.float64)
+    grown = pts.mean(axis=0) + (pts - pts.mean(axis=0)) * 1.6
+    out = image.copy()
+    cv2.fillPoly(out, [np.round(grown).astype(np.int32)], (110, 112, 115))
+    return out
+
+
 def test_a_court_card_whose_marker_is_never_seen_is_reported() -> None:
-    """Hard Carolus seed 16: court card 1's marker is found neither at calibration nor in
-    the frame; its rows cannot be read, and the user is told so instead of reading 0."""
+    """Hard Carolus seed 16 with court card 1's marker covered at calibration and in the
+    frame: its rows cannot be read, and the user is told so instead of reading 0."""
     layout = load_layout("carolus-magnus")
-    setup, _ = POSITIONS["carolus-magnus"](16)
-    calibration = calibrated(layout, setup, 16, HARD)
+    setup, position = POSITIONS["carolus-magnus"](16)
+    setup_image, setup_truth = render(setup, layout, seed=16, conditions=HARD)
+    calibration = calibrate(_cover_marker(setup_image, setup_truth, 30), layout, setup)
     assert calibration.courts_in_play == (1, 2)
     assert "court card of seat 1 (marker 30)" in missing_courts(calibration, layout)[1]
-    obs, truth, _ = read_case("carolus-magnus", 16, HARD)
+    image, truth = render(position, layout, seed=16, conditions=HARD)
+    obs = Reader(calibration, layout).read(_cover_marker(image, truth, 30))
     assert "marker 30 not seen" in obs.unread["court_1"]
     assert "court_2" not in obs.unread  # seen: read as usual
     assert truth["counts"].get("court_2") == {c: n for c, n in obs.counts["court_2"].items() if n}
+
+
+def test_a_court_card_marker_at_the_far_corner_is_found_and_its_rows_read() -> None:
+    """Hard Carolus seed 16: court card 1's marker is 14 px wide at the table's far corner,
+    under the detector's least perimeter for a 1920 px frame: it was found neither at
+    calibration nor in the frame, and the card's 17 knights were read as none."""
+    layout = load_layout("carolus-magnus")
+    setup, _ = POSITIONS["carolus-magnus"](16)
+    calibration = calibrated(layout, setup, 16, HARD)
+    assert "court_1" in calibration.movables
+    assert not missing_courts(calibration, layout)
+    obs, truth, _ = read_case("carolus-magnus", 16, HARD)
+    assert "court_1" not in obs.unread
+    read = sum(obs.counts["court_1"].values())
+    assert abs(read - sum(truth["counts"]["court_1"].values())) <= 2
+
+
+def test_a_colour_whose_cubes_show_over_their_tiles_edges_is_sampled_from_them() -> None:
+    """Hard Carolus seed 26: two of the set-up's three pink cubes stand at their tiles' edges
+    and show their tops over the mat; pink was sampled from the mat's grey (chroma 17, the
+    cubes' 50 and more) and pink cubes read as no colour on four territories."""
+    layout = load_layout("carolus-magnus")
+    setup, _ = POSITIONS["carolus-magnus"](26)
+    pink = calibrated(layout, setup, 26, HARD).colours.pieces["pink"][0]
+    assert np.hypot(pink[1] - 128.0, pink[2] - 128.0) > 40.0
+    obs, truth, _ = read_case("carolus-magnus", 26, HARD)
+    for tile in ("t11", "t13", "t14"):
+        assert obs.count(tile, "pink") == truth["counts"][tile]["pink"]
 
 
 @pytest.mark.parametrize("game", ["el-grande", "carolus-magnus"])
