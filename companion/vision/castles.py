@@ -34,9 +34,8 @@ from companion.vision.local_print import (
     GREY,
     lab_distance,
     local_print,
-    median_of,
-    median_u8,
-    percentile_u8,
+    median_rows,
+    percentile_rows,
 )
 from companion.vision.masks import components, fill_small_holes, nonzero
 
@@ -69,6 +68,36 @@ class _Samples:
 
 
 @dataclass(frozen=True)
+class _Gathered:
+    """Every marker's samples in one list each, with the row (marker) of each sample: one
+    gather and one count per frame for all markers."""
+
+    tiles: tuple[str, ...]  # the markers sampled, in row order
+    band: npt.NDArray[Any]
+    band_row: npt.NDArray[Any]
+    code: npt.NDArray[Any]
+    code_row: npt.NDArray[Any]
+
+    @classmethod
+    def of(cls, markers: Mapping[str, _Samples | None]) -> _Gathered:
+        sampled = [(t, s) for t, s in markers.items() if s is not None]
+        empty = np.zeros(0, np.intp)
+
+        def rows(parts: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:
+            return np.repeat(np.arange(len(parts)), [len(p) for p in parts])
+
+        bands = [s.band for _, s in sampled]
+        codes = [s.code for _, s in sampled]
+        return cls(
+            tuple(t for t, _ in sampled),
+            np.concatenate(bands) if bands else empty,
+            rows(bands),
+            np.concatenate(codes) if codes else empty,
+            rows(codes),
+        )
+
+
+@dataclass(frozen=True)
 class TileView:
     """The tiles as the castle search sees them, for one geometry (tile placement)."""
 
@@ -77,6 +106,7 @@ class TileView:
     on_tile: Image  # uint8, 255 on the tiles' readable pixels, over the box
     places: Image  # each box pixel's place code (geo.place_map)
     markers: Mapping[str, _Samples | None]  # None: the marker's window is too small
+    sampled: _Gathered  # the markers' samples, all in one
 
     @classmethod
     def of(cls, geo: Geometry) -> TileView | None:
@@ -105,6 +135,7 @@ class TileView:
             on_tile.astype(np.uint8) * np.uint8(255),
             np.ascontiguousarray(geo.place_map[by : by + bh, bx : bx + bw]),
             markers,
+            _Gathered.of(markers),
         )
 
 
@@ -157,10 +188,7 @@ def tile_lights(lab: Image, view: TileView, config: VisionConfig) -> dict[str, T
     of place (paper not clearly lighter than ink) gets the median light of the other tiles."""
     pixels = lab.reshape(-1, 3)
     found: dict[str, TileLight] = {}
-    for tile, samples in view.markers.items():
-        if samples is None:
-            continue
-        light = _marker_light(pixels, samples)
+    for tile, light in zip(view.sampled.tiles, _marker_lights(pixels, view.sampled), strict=True):
         if light.paper - light.ink >= config.marker_min_contrast:
             found[tile] = light
     if not found:
@@ -176,21 +204,36 @@ def tile_lights(lab: Image, view: TileView, config: VisionConfig) -> dict[str, T
     return {t: found.get(t, middle) for t in view.markers}
 
 
-def _marker_light(pixels: Image, samples: _Samples) -> TileLight:
-    margin = pixels[samples.band]
+def _marker_lights(pixels: Image, samples: _Gathered) -> list[TileLight]:
+    """Each sampled marker's light (a row each: the counts of its samples' values, and
+    percentiles and medians of all rows at once)."""
+    rows = len(samples.tiles)
+    if not rows:
+        return []
+
+    def counts(values: Image, row: npt.NDArray[Any]) -> Image:
+        at = row * 256 + values
+        out: Image = np.bincount(at, minlength=rows * 256).reshape(rows, 256)
+        return out
+
+    # (np.take: NumPy's fancy and boolean indexing of N x 3 rows cost several times as much.)
+    margin = np.take(pixels, samples.band, axis=0)
     # The margin's lighter part: blur darkens its inner edge towards the code's black border.
     # (Percentiles and medians from 8-bit counts: NumPy's numbers, at a fraction of the cost.)
-    light = np.bincount(margin[:, 0], minlength=256)
-    least = percentile_u8(light, 60)
-    paper = margin[margin[:, 0] >= least]
-    a, b = median_u8(paper[:, 1:])
-    light[: math.ceil(least)] = 0
-    ink = np.bincount(pixels[samples.code, 0], minlength=256)
-    return TileLight(
-        median_of(light, GREY),
-        percentile_u8(ink, 5, GREY),
-        (float(a) - 128.0, float(b) - 128.0),
-    )
+    light = counts(margin[:, 0], samples.band_row)
+    least = percentile_rows(light, 60)
+    lit = np.flatnonzero(margin[:, 0] >= np.take(least, samples.band_row))
+    paper_row = np.take(samples.band_row, lit)
+    paper_ab = np.take(margin, lit, axis=0)
+    a = median_rows(counts(paper_ab[:, 1], paper_row))
+    b = median_rows(counts(paper_ab[:, 2], paper_row))
+    light[np.arange(256) < np.ceil(least)[:, None]] = 0
+    ink = percentile_rows(counts(np.take(pixels[:, 0], samples.code), samples.code_row), 5, GREY)
+    paper = median_rows(light, GREY)
+    return [
+        TileLight(float(p), float(i), (float(x) - 128.0, float(y) - 128.0))
+        for p, i, x, y in zip(paper.tolist(), ink.tolist(), a.tolist(), b.tolist(), strict=True)
+    ]
 
 
 @dataclass(frozen=True)
@@ -340,8 +383,8 @@ class _Table:
 
     def share(self, lightness: Image, places: Image) -> FloatArray:
         """Grey value as a share from the pixel's tile's ink to its paper."""
-        p, i = self.paper[places], self.ink[places]
-        out: FloatArray = (GREY[lightness] - i) / np.maximum(1.0, p - i)
+        p, i = np.take(self.paper, places), np.take(self.ink, places)
+        out: FloatArray = (np.take(GREY, lightness) - i) / np.maximum(1.0, p - i)
         return out
 
     def relative(self, lab: Image, places: Image) -> tuple[FloatArray, FloatArray]:
@@ -349,7 +392,8 @@ class _Table:
         proportion to that share: a white paper shows the whole cast, black ink none of it)."""
         share = self.share(lab[:, 0], places)
         seen = np.clip(share, 0.0, 1.0)[:, None]
-        ab: FloatArray = lab[:, 1:].astype(np.float32) - 128.0 - self.cast[places] * seen
+        cast = np.take(self.cast, places, axis=0)
+        ab: FloatArray = lab[:, 1:].astype(np.float32) - 128.0 - cast * seen
         return share, ab
 
 
@@ -385,35 +429,30 @@ def hueless(
     low, high = max(0, math.floor(128 - reach)), min(255, math.ceil(128 + reach))
     near = cv2.inRange(lab, (0, low, low), (255, high, high))
     where = np.flatnonzero(cv2.bitwise_and(near, view.on_tile) != 0)
-    places = view.places.reshape(-1)[where]
-    pixels = lab.reshape(-1, 3)[where]
+    # (Rows of pixels gathered with np.take, by index: NumPy's fancy and boolean indexing of
+    # N x 3 arrays cost ten to forty times as much.)
+    places = np.take(view.places.reshape(-1), where)
+    pixels = np.take(lab.reshape(-1, 3), where, axis=0)
     share, ab = table.relative(pixels, places)
-    keep = np.hypot(ab[:, 0], ab[:, 1]) <= config.castle_chroma
+    kept = np.flatnonzero(np.hypot(ab[:, 0], ab[:, 1]) <= config.castle_chroma)
     where, places, pixels, share, ab = (
-        where[keep],
-        places[keep],
-        pixels[keep],
-        share[keep],
-        ab[keep],
+        np.take(a, kept, axis=0) for a in (where, places, pixels, share, ab)
     )
     # A pale tile in cold light or under glare is nearly hueless too: a castle must also stand
     # out from the tile's print round it (the light varies across a tile, so not the tile's
     # own median) ...
-    around = local.reshape(-1, 3)[where]
-    keep = lab_distance(pixels, around) > config.castle_contrast
+    around = np.take(local.reshape(-1, 3), where, axis=0)
+    kept = np.flatnonzero(lab_distance(pixels, around) > config.castle_contrast)
     where, places, around, share, ab = (
-        where[keep],
-        places[keep],
-        around[keep],
-        share[keep],
-        ab[keep],
+        np.take(a, kept, axis=0) for a in (where, places, around, share, ab)
     )
     # ... and keep little of the print's hue: the shadow of a pawn or a stack of cubes is the
     # print, darker and duller, but of its hue still. Far darker than any shadow is black,
     # whose hue is mostly noise.
     print_share, print_ab = table.relative(around, places)
     print_chroma = np.maximum(1.0, np.hypot(print_ab[:, 0], print_ab[:, 1]))
-    along = (ab * print_ab).sum(axis=-1) / print_chroma
+    # (The two products summed by hand: a reduction along a 2-long axis costs far more.)
+    along = (ab[:, 0] * print_ab[:, 0] + ab[:, 1] * print_ab[:, 1]) / print_chroma
     keep = (along <= config.castle_print_hue * print_chroma) | (
         share < config.castle_shadow_ratio * print_share
     )

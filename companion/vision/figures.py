@@ -83,7 +83,7 @@ def dark_pieces(lab: Image, labels: Image, geo: Geometry, config: VisionConfig) 
     values are compared everywhere, the hues only where a pixel is that dark.
     """
     board = (geo.board > 0) & ~geo.ignore
-    cast, paper = marker_light(lab.reshape(-1, 3)[geo.white])
+    cast, paper = marker_light(np.take(lab.reshape(-1, 3), geo.white, axis=0))
     return _dark(
         lab,
         board & (labels == BACKGROUND),
@@ -653,19 +653,19 @@ def _measure_closed(
     speckles and small holes, measured."""
     # Every colour's pixels closed at once, as planes of one image, each with its first and
     # last rows empty (as measure_planes wants them): no blob or hole crosses to the next.
-    pad = ((1, 1), (0, 0))
-    stack = np.vstack([np.pad(m, pad) for m in masks])
-    closed = (cv2.morphologyEx(stack, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) > 0).view(
-        np.uint8
-    )
-    if pieces is not None:
-        # (The mosaic's cut-outs lie a pixel apart.)
-        outside = np.tile(np.pad(pieces.inside, pad) == 0, (len(masks), 1))
-        closed[outside] = 0
+    # (Planes filled in place and cleared with OpenCV's min: NumPy's pad, tile and boolean
+    # assignment cost more than the closing itself.)
+    stack = _planes(masks)
+    close = cv2.morphologyEx(stack, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    closed = cv2.threshold(close, 0, 1, cv2.THRESH_BINARY)[1]  # 0/1
+    # Nothing beyond the mosaic's cut-outs (they lie a pixel apart): 0/1 kept under 255 only.
+    inside = _planes([pieces.inside] * len(masks)) if pieces is not None else None
+    if inside is not None:
+        cv2.min(closed, inside, dst=closed)
     side = grandes[0].diameter * geo.mm_px
     closed = fill_small_holes(closed, config.figure_hole * side * side)
-    if pieces is not None:
-        closed[outside] = 0
+    if inside is not None:
+        cv2.min(closed, inside, dst=closed)
     # Only blobs big enough to hold a grande's top, and somewhere thick enough (a top is no
     # thicker than its blob), are measured: most blobs are single cubes, and measuring is the
     # cost.
@@ -682,9 +682,9 @@ def _measure_closed(
     thick[blobs[cv2.distanceTransform(closed, cv2.DIST_L2, 3) >= least]] = True
     keep &= thick
     keep[0] = False
-    closed = keep[blobs].view(np.uint8)
+    closed = np.take(keep.view(np.uint8), blobs)
     height = closed.shape[0] // len(masks)
-    index = np.pad(pieces.index if pieces is not None else _raster(lightness.shape), pad)
+    index = _planes([pieces.index if pieces is not None else _raster(lightness.shape)])
     width = pieces.width if pieces is not None else lightness.shape[1]
     out: list[list[Patch]] = [[] for _ in masks]
     for dark in (False, True):
@@ -698,7 +698,7 @@ def _measure_closed(
             len(batch),
             geo.footprint,
             geo.side,
-            np.pad(light, pad),
+            _planes([light]),
             index=index,
             width=width,
             config=config,
@@ -706,6 +706,15 @@ def _measure_closed(
         for k, patches in zip(batch, per_plane, strict=True):
             out[k] = patches
     return out
+
+
+def _planes(images: Sequence[Image]) -> Image:
+    """The images (of one size and type) stacked, each with an empty (0) row above and below."""
+    h, w = images[0].shape[:2]
+    out: Image = np.zeros((len(images), h + 2, w), images[0].dtype)
+    for k, image in enumerate(images):
+        out[k, 1:-1] = image
+    return out.reshape(len(images) * (h + 2), w)
 
 
 def _raster(shape: tuple[int, ...]) -> Image:

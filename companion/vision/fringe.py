@@ -56,7 +56,7 @@ def drop_fringes(
         return
     own = mine.ravel()[at]
     refs = np.array([model.pieces[model.names[c - 1]][0] for c, _ in present], np.float32) * _W
-    p = lab.reshape(-1, 3)[at].astype(np.float32) * _W
+    p = np.take(lab.reshape(-1, 3), at, axis=0).astype(np.float32) * _W
     d_own = np.linalg.norm(p - refs[own], axis=1)
     d_mix = np.full(at.size, np.inf, np.float32)
     bg = np.array(model.background, np.float32) * _W

@@ -21,7 +21,6 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.colour import BACKGROUND
 from companion.vision.masks import pack_boxes
 
 Image = npt.NDArray[Any]
@@ -88,24 +87,29 @@ def cut(labels: Image, packed: Image, pieces: int, margin: int) -> Mosaic:
     places = zip(xs.tolist(), ys.tolist(), strict=True)
     index = np.full((size[1], size[0]), -1, np.intp)
     owner = np.zeros((size[1], size[0]), np.int32)
-    raster = _raster(h, w)
+    # Each pixel's 2x2 cell, copied box by box as the indices are (in the gaps: cell 0, whose
+    # group does not matter there): one gather of the groups, not two.
+    cell = np.zeros((size[1], size[0]), np.intp)
+    raster, cells_of = _raster(h, w), _cells(h, w)
     for (group, x, y, bw, bh, grow), (ox, oy) in zip(boxes, places, strict=True):
         ox, oy = ox + grow[0], oy + grow[1]
         index[oy : oy + bh, ox : ox + bw] = raster[y : y + bh, x : x + bw]
+        cell[oy : oy + bh, ox : ox + bw] = cells_of[y : y + bh, x : x + bw]
         owner[oy : oy + bh, ox : ox + bw] = group
     # A cut-out's box may hold another group's pixels: they are that group's business.
-    seen = np.take(groups, np.take(_cells(h, w), index))
+    seen = np.take(groups, cell)
     index[(seen != owner) & (seen != 0)] = -1
-    inside = index >= 0
-    mosaic_labels = np.where(inside, np.take(labels, index), BACKGROUND).astype(np.uint8)
+    inside = (index >= 0).view(np.uint8) * np.uint8(255)
+    # (colour.BACKGROUND is 0: the gaps' labels cleared by an and with the inside mask.)
+    mosaic_labels = cv2.bitwise_and(np.take(labels, index), inside)
     pixels = np.take(packed, index).view(np.uint8).reshape(size[1], size[0], 4)
-    return Mosaic(mosaic_labels, pixels, index, w, inside.astype(np.uint8) * 255)
+    return Mosaic(mosaic_labels, pixels, index, w, inside)
 
 
 @lru_cache(maxsize=4)
 def _cells(height: int, width: int) -> Image:
     """The flat index of each pixel's 2x2 cell in the image of cells (read-only, shared)."""
     ys, xs = np.mgrid[0:height, 0:width]
-    out = ((ys // 2) * ((width + 1) // 2) + xs // 2).astype(np.intp).ravel()
+    out = ((ys // 2) * ((width + 1) // 2) + xs // 2).astype(np.intp)
     out.flags.writeable = False
     return out

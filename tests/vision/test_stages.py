@@ -300,6 +300,26 @@ def test_percentiles_and_medians_from_8_bit_counts_are_numpys() -> None:
             assert median_of(counts, GREY) == np.median(GREY[values])
 
 
+def test_percentiles_and_medians_of_count_rows_are_numpys() -> None:
+    from companion.vision.local_print import GREY, median_rows, percentile_rows
+
+    rng = np.random.default_rng(8)
+    rows = []
+    for n in (1, 2, 3, 4, 20, 21, 101, 400, 1001):  # (n - 1) * q whole and not
+        for low in (0, 30, 200):
+            rows.append(rng.integers(low, 256, n).astype(np.uint8))
+    counts = np.array([np.bincount(v, minlength=256) for v in rows])
+    for q in (5, 50, 60, 85):
+        plain, grey = percentile_rows(counts, q), percentile_rows(counts, q, GREY)
+        for k, values in enumerate(rows):
+            assert plain[k] == np.percentile(values, q)
+            assert grey[k] == np.percentile(GREY[values], q)
+    middle, grey_middle = median_rows(counts), median_rows(counts, GREY)
+    for k, values in enumerate(rows):
+        assert middle[k] == np.median(values)
+        assert grey_middle[k] == np.median(GREY[values])
+
+
 @pytest.mark.parametrize("size", [3, 5, 9, 17, 23, 33, 45, 61])
 def test_an_ellipse_dilation_by_rectangles_is_opencvs(size: int) -> None:
     from companion.vision.masks import dilate_ellipse
