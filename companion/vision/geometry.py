@@ -103,16 +103,11 @@ def _pose_of(corners: npt.NDArray[Any], calibration: Calibration) -> Pose:
     return Pose(float(centre[0]), float(centre[1]), math.degrees(math.atan2(edge[1], edge[0])))
 
 
-def movables_in_place(
-    frame: Image,
-    calibration: Calibration,
-    layout: Layout,
-    poses: Mapping[str, Pose],
-    moved: Callable[[Pose, Pose], bool],
-) -> dict[str, Pose] | None:
-    """The tiles' and cards' poses (``poses``: by tile id or ``court_<seat>``), each marker
-    looked for only in a small window round where it lay; None as soon as one is not there
-    or has ``moved`` (then the whole frame must be searched: :func:`locate_movables`). A
+def movables_in_windows(
+    frame: Image, calibration: Calibration, layout: Layout, poses: Mapping[str, Pose]
+) -> dict[str, Pose]:
+    """The tiles' and cards' poses now (``poses``: where they lay, by tile id or
+    ``court_<seat>``) of those whose marker is seen in a small window round where it lay. A
     still table costs a few small searches, not one over the whole frame."""
     h_img, w_img = frame.shape[:2]
     out: dict[str, Pose] = {}
@@ -130,15 +125,26 @@ def movables_in_place(
         x0, y0 = max(0, int(x0) - pad), max(0, int(y0) - pad)
         x1, y1 = min(w_img, int(x1) + pad), min(h_img, int(y1) + pad)
         if x1 - x0 < 8 or y1 - y0 < 8:
-            return None
-        found = hg.detect_markers(frame[y0:y1, x0:x1]).get(spec.id)
-        if found is None:
-            return None
-        now = _pose_of(found + np.array([x0, y0], np.float64), calibration)
-        if moved(pose, now):
-            return None
-        out[key] = now
+            continue
+        found = hg.detect_markers(frame[y0:y1, x0:x1], want=[spec.id]).get(spec.id)
+        if found is not None:
+            out[key] = _pose_of(found + np.array([x0, y0], np.float64), calibration)
     return out
+
+
+def movables_in_place(
+    frame: Image,
+    calibration: Calibration,
+    layout: Layout,
+    poses: Mapping[str, Pose],
+    moved: Callable[[Pose, Pose], bool],
+) -> dict[str, Pose] | None:
+    """As :func:`movables_in_windows`, but None when one is not there or has ``moved`` (then
+    the whole frame must be searched: :func:`locate_movables`)."""
+    seen = movables_in_windows(frame, calibration, layout, poses)
+    if seen.keys() != poses.keys() or any(moved(poses[k], p) for k, p in seen.items()):
+        return None
+    return seen
 
 
 def count_places(

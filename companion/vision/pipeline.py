@@ -58,7 +58,12 @@ from companion.vision.figures import (
     take_top_at,
 )
 from companion.vision.fringe import drop_fringes
-from companion.vision.geometry import Geometry, build_geometry, locate_movables, movables_in_place
+from companion.vision.geometry import (
+    Geometry,
+    build_geometry,
+    locate_movables,
+    movables_in_windows,
+)
 from companion.vision.grey_tops import grey_tops
 from companion.vision.hand import SkinColours, hand_check, paper_lightness, white_cast
 from companion.vision.jobs import Jobs, Later, pool_size
@@ -185,6 +190,8 @@ class Reader:
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
         # Where the dice tray was found (per geometry: it moves only with the camera).
         self._tray: KnownTray | None = None
+        # The markers the last whole-frame search missed, and the frame's thumbnail then.
+        self._last_search: tuple[frozenset[str], Image] | None = None
         # Whether the last read needed El Grande's dark search: then it is started beside
         # the main chain at once (a still table needs it frame after frame, or never).
         self._dark_wanted = False
@@ -391,22 +398,20 @@ class Reader:
     ) -> tuple[dict[str, Pose], dict[int, Pose], list[str]]:
         """Tile and card places: as seen now, else where they lay before. A place that moved
         less than the markers' own jitter keeps its old value, so the geometry stays cached."""
-        # Every tile and card in play known: each looked for where it lay (a still table).
+        # Each known tile and card looked for where it lay (a still table); the whole frame
+        # searched when one moved or is missing, unless the same ones were missing at the last
+        # search and nothing in the frame has changed since (a marker under a castle, a seat's
+        # card not on the table: searching again each frame would find nothing new).
         expected = {t.id for t in self.layout.tiles}
         expected |= {f"court_{s}" for s in self.calibration.courts_in_play}
-        seen: dict[str, Pose] | None = None
-        if expected <= self._poses.keys():
-            seen = movables_in_place(
-                frame,
-                self.calibration,
-                self.layout,
-                self._poses,
-                functools.partial(_moved, config=self.config),
-            )
-        if seen is None:
+        seen = movables_in_windows(frame, self.calibration, self.layout, self._poses)
+        moved = any(_moved(self._poses[k], p, self.config) for k, p in seen.items())
+        missing = frozenset(expected - seen.keys())
+        if moved or (missing and not self._searched_alike(frame, missing)):
             seen_tiles, seen_courts = locate_movables(frame, self.calibration, self.layout)
             seen = dict(seen_tiles)
             seen.update({f"court_{s}": p for s, p in seen_courts.items()})
+            self._last_search = (frozenset(expected - seen.keys()), thumbnail(frame))
         assumed = []
         for key in set(self._poses) | set(seen):
             new = seen.get(key)
@@ -418,6 +423,18 @@ class Reader:
         tiles = {k: p for k, p in self._poses.items() if not k.startswith("court_")}
         cards = {int(k[6:]): p for k, p in self._poses.items() if k.startswith("court_")}
         return tiles, dict(courts) if courts is not None else cards, sorted(assumed)
+
+    def _searched_alike(self, frame: Image, missing: frozenset[str]) -> bool:
+        """Whether the last whole-frame search missed just these markers, in a frame that
+        no grey thumbnail pixel has changed from since by more than motion_pixel_delta."""
+        if self._last_search is None or self._last_search[0] != missing:
+            return False
+        before = self._last_search[1]
+        now = thumbnail(frame)
+        return (
+            before.shape == now.shape
+            and int(cv2.absdiff(before, now).max()) <= self.config.motion_pixel_delta
+        )
 
     def read_still(
         self,

@@ -13,6 +13,7 @@ import pytest
 
 from benchmarks.bench_vision import POSITIONS
 from companion.vision import homography as hg
+from companion.vision import pipeline
 from companion.vision.calibration import Calibration, uncalibrated
 from companion.vision.config import DEFAULT_CONFIG
 from companion.vision.geometry import locate_movables, movables_in_place
@@ -72,6 +73,48 @@ def test_the_reader_keeps_or_finds_again_each_tiles_place(shift: float) -> None:
         tiles, _, assumed = reader._places_now(image, None)
     assert assumed == []
     assert not MOVED(tiles["t05"], old)
+
+
+def _cover(image: Any, cal: Calibration, pose: Pose, tile: str) -> Any:
+    covered = image.copy()
+    corners = hg.project(cal.h, list(LAYOUT.tile_marker(tile).corners(pose)), cal.lens)
+    cv2.fillConvexPoly(covered, np.round(corners).astype(np.int32), (128, 128, 128))
+    return covered
+
+
+def test_a_marker_missing_from_an_unchanged_frame_is_not_searched_for_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image, cal, poses = table()
+    covered = _cover(image, cal, poses["t09"], "t09")
+    searches: list[int] = []
+
+    def counted(*args: Any) -> Any:
+        searches.append(1)
+        return locate_movables(*args)
+
+    monkeypatch.setattr(pipeline, "locate_movables", counted)
+    # t09 never seen: not at calibration (its pose unknown) and now under a castle.
+    lay = {k: (p.x, p.y, p.angle) for k, p in poses.items() if k != "t09"}
+    with Reader(replace(cal, movables=lay), LAYOUT) as reader:
+        for _ in range(3):
+            tiles, _, _ = reader._places_now(covered, None)
+            assert "t09" not in tiles
+        assert len(searches) == 1
+        # A few grey levels of sensor noise are no change.
+        noisy = cv2.add(covered, np.full_like(covered, 6))
+        reader._places_now(noisy, None)
+        assert len(searches) == 1
+        # The castle lifted: the frame changed there, so it is searched and t09 found.
+        tiles, _, assumed = reader._places_now(image, None)
+        assert len(searches) == 2
+        assert not MOVED(tiles["t09"], poses["t09"]) and assumed == []
+        # A tile moved (its marker seen off where it lay) is searched for at once.
+        old = poses["t05"]
+        reader._poses["t05"] = Pose(old.x + 8.0, old.y, old.angle)
+        tiles, _, _ = reader._places_now(image, None)
+        assert len(searches) == 3
+        assert not MOVED(tiles["t05"], old)
 
 
 def test_a_marker_too_small_for_the_first_look_is_found_in_the_second() -> None:
