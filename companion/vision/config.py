@@ -91,9 +91,22 @@ class VisionConfig:
     top_shape_from: float = 0.6
     top_width_sides: float = 1.2
     top_min_fill: float = 0.5
+    # ... unless it still covers this many cells or more: a cluster of cubes pushed together
+    # at different turns (El Grande's courts: up to 7 of a colour) fills its rectangle poorly,
+    # but its cells' centres hold; its area is no better than +-1 cube there (4-5 cubes read
+    # 0.9-1.5 cube tops each). Per-patch study of hard El Grande seeds 100-159 (single-top
+    # patches, not black): ragged tops of 4+ cells, cells right 10 of 11 against the area's 7.
+    top_cells_trusted: int = 4
     # ... but never fewer cubes than its area over this many cube tops (a lone top reads up
     # to ~1.5; per-blob study of hard seeds 0-29: 133 -> 123 cubes miscounted outside black).
     top_area_floor: float = 1.6
+    # A top of at least this many cube tops (units) is counted halfway between its shape's
+    # count (above) and its area grown back by the band blur ate round it (cubes.grown_cubes):
+    # two estimates that err apart. Per-top study (single-top patches, not black) of hard El
+    # Grande seeds 100-159: 31 -> 24 tops miscounted with top_cells_trusted; held-out seeds
+    # 12-40 18 -> 15. From 1.5 to 2.5 the same. Both rules are El Grande's only (not black;
+    # cubes.count_patches' clusters): on hard Carolus they read court rows and tiles over.
+    top_grown_from: float = 2.0
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5

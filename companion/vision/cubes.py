@@ -78,11 +78,19 @@ class Top(NamedTuple):
     length: float  # its smallest enclosing rectangle's long and short sides, pixels
     width: float
     cells: int  # cube-sized cells of that rectangle the top covers (see top_shape)
+    outline: float = 0.0  # its outline's length, pixels (0: not measured, a lone cube's top)
 
     def moved(self, dx: float, dy: float) -> Top:
         # (Built directly: NamedTuple._replace costs several times as much.)
         return Top(
-            self.area, self.thick, self.x + dx, self.y + dy, self.length, self.width, self.cells
+            self.area,
+            self.thick,
+            self.x + dx,
+            self.y + dy,
+            self.length,
+            self.width,
+            self.cells,
+            self.outline,
         )
 
 
@@ -273,7 +281,7 @@ def _tops(
     for j in kept[np.argsort(first[kept], kind="stable")].tolist():  # raster order, as OpenCV
         area, o = float(counts[j]), owners[j]
         length = width = math.sqrt(area)
-        cells = 1
+        cells, outline = 1, 0.0
         # A top as big as a cube's or more may be several cubes': its shape says how many.
         if area >= config.top_shape_from * fps[o]:
             mine = np.s_[starts[j] : starts[j] + counts[j]]
@@ -281,8 +289,9 @@ def _tops(
             part = np.zeros((int(y_hi[j]) - y0 + 1, int(x_hi[j]) - x0 + 1), np.uint8)
             part[ys_by[mine] - y0, xs_by[mine] - x0] = 1
             length, width, cells = top_shape(part, sides[o], config)
+            outline = outline_length(part)
         x, y = float(deepest_x[j]), float(deepest_y[j])
-        tops[o].append(Top(area, depths[j], x, y, length, width, cells))
+        tops[o].append(Top(area, depths[j], x, y, length, width, cells, outline))
     return counted.astype(np.float64), tops
 
 
@@ -360,6 +369,7 @@ def count_patches(
     *,
     split: npt.NDArray[Any] | None = None,
     black: bool = False,
+    clusters: bool = False,
 ) -> list[Blob]:
     """Cubes in each patch: area over (footprint x factor), rounded; checked by seeds.
 
@@ -371,6 +381,10 @@ def count_patches(
     such a line and holds no cube; a whole black top is as wide as a cube's top (a line's
     "top" may be as thick, but is narrower). See VisionConfig.min_patch_thickness and
     black_top_width.
+
+    ``clusters``: cubes lie pushed together at their own turns (El Grande's regions and
+    courts), so a merged top's cells and its area grown back by the band blur ate are
+    weighed together (see top_cubes; not black tops).
     """
     least_width = config.black_top_width if black else 0.0
     blobs: list[Blob] = []
@@ -395,7 +409,10 @@ def count_patches(
             ]
             seeds = len(whole)
             if whole:
-                cubes = sum(top_cubes(t, unit, config) for t in whole)
+                # (A black top is its darkest face inside bright bevels, not a face blur ate
+                # into: no band to give back.)
+                model = p.footprint if clusters and not black else 0.0
+                cubes = sum(top_cubes(t, unit, config, model) for t in whole)
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
         thin = config.min_patch_thickness * p.side
@@ -454,15 +471,47 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
     return length, width, max(1, cells)
 
 
-def top_cubes(top: Top, unit: float, config: VisionConfig) -> int:
+def outline_length(part: U8Image) -> float:
+    """The length of a patch's outer outline, pixels: through its outer pixels' centres, plus
+    a half pixel's turn all round (the pixels' own edge lies half a pixel further out)."""
+    contours, _ = cv2.findContours(np.pad(part, 1), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return sum(cv2.arcLength(c, True) for c in contours) + math.pi
+
+
+def top_cubes(top: Top, unit: float, config: VisionConfig, footprint: float = 0.0) -> int:
     """Cubes under one bright top: the cells of its rectangle it covers (see top_shape); a
-    ragged top (a cube half under another piece, a glint) counts by its area."""
+    ragged top (a cube half under another piece, a glint) counts by its area. A top of
+    several cubes (``footprint``, the model's top square, and its outline known) meets its
+    area grown back by what blur ate (see grown_cubes) halfway; without ``footprint`` (black
+    tops) the shape's count stands."""
     fill = top.area / max(1.0, top.length * top.width)
-    if fill < config.top_min_fill:
-        return max(1, round(top.area / unit / config.merged_top_cubes))
-    # A bent row or an L at a slant can put a cell's centre off the top: the top's area keeps
-    # a floor under the cells it is found to cover.
-    return max(top.cells, round(top.area / unit / config.top_area_floor))
+    # (Clusters at different turns: see top_cells_trusted. A black top, its darkest face
+    # inside bright bevels, comes without the footprint: its cells are not so sure.)
+    trusted = config.top_cells_trusted if footprint > 0 else math.inf
+    if fill < config.top_min_fill and top.cells < trusted:
+        shape = max(1, round(top.area / unit / config.merged_top_cubes))
+    else:
+        # A bent row or an L at a slant can put a cell's centre off the top: the top's area
+        # keeps a floor under the cells it is found to cover.
+        shape = max(top.cells, round(top.area / unit / config.top_area_floor))
+    if footprint <= 0 or top.outline <= 0 or top.area < config.top_grown_from * unit:
+        return shape
+    return max(1, math.floor((shape + grown_cubes(top, unit, footprint)) / 2 + 0.5))
+
+
+def grown_cubes(top: Top, unit: float, footprint: float) -> float:
+    """Model cube tops under a top once the band blur ate round it is given back.
+
+    Blur eats a band of the same width round every top, so a lone cube's top (the unit) loses
+    a larger share of its area than a top of several cubes: over many cubes' tops the area
+    counts high, most when the unit is small (hard El Grande seeds 100-159: tops of 3+ cubes
+    read 1.26 units per cube where the unit is under 0.65 of the model's square, 1.02 over
+    0.85). The band's width is what grows the unit's square into the model's; the top grown
+    by it (its outline times the width, and the corners' round) over the model's square reads
+    1.02-1.03 per cube whatever the cluster's size.
+    """
+    band = (math.sqrt(footprint) - math.sqrt(unit)) / 2
+    return (top.area + top.outline * band + math.pi * band * band) / footprint
 
 
 def find_blobs(
