@@ -440,7 +440,7 @@ def count_patches(
                 for t in p.tops
                 if t.area / unit >= config.min_top_cubes
                 and t.thick >= config.min_top_thickness * p.side
-                and t.width >= least_width * p.side
+                and (t.width >= least_width * p.side or _small_solid(t, p.footprint, config))
             ]
             seeds = len(whole)
             if whole:
@@ -455,6 +455,17 @@ def count_patches(
             centres = _split(p.comp, cubes, x, y)
         blobs.append(Blob(cubes, estimate, seeds, centres, p.bbox))
     return blobs
+
+
+def _small_solid(top: Top, footprint: float, config: VisionConfig) -> bool:
+    """Whether a black top narrower than a whole one's is still a cube's: too small to have its
+    shape measured (a far, blurred cube's; a line's long top is measured) and as solid as a
+    square, its inscribed radius near half its width (a fragment a seam or blur cut off a top
+    is ragged)."""
+    return (
+        top.area < config.top_shape_from * footprint
+        and top.thick >= config.black_small_top_solidity * top.width
+    )
 
 
 def _line(comp: U8Image, thickness: float, length: float) -> bool:

@@ -244,6 +244,24 @@ def test_noise_pricked_holes_in_a_black_top_are_filled_its_seams_kept() -> None:
     assert sum(b.cubes for b in count_patches(filled, 1.0, black=True)) == 2
 
 
+@pytest.mark.parametrize(("thick", "cubes"), [(2.8, 2), (2.1, 1)])
+def test_a_far_black_tops_narrow_square_is_a_cube_a_ragged_fragment_is_not(
+    thick: float, cubes: int
+) -> None:
+    """As measured on hard rendered El Grande tables (seeds 104-120): a far, blurred black
+    cube's top is too small to have its shape measured, its width (the root of its area)
+    0.55-0.6 sides, under a whole black top's, but solid (inscribed radius about half its
+    width); a fragment a seam or blur cut off a neighbour's top is as small and ragged."""
+    unit = 0.6 * SIDE * SIDE  # (factor 0.6, as on those tables)
+    comp = np.zeros((12, 24), np.uint8)
+    comp[1:11, 1:23] = 1
+    whole = Top(0.9 * unit, 3.5, 6.0, 6.0, 8.0, 8.0, 1)
+    small = Top(0.55 * unit, thick, 17.0, 6.0, 5.74, 5.74, 1)
+    patch = Patch(1.5 * unit, (12.0, 6.0), (0, 0, 24, 12), SIDE * SIDE, SIDE, comp, (whole, small))
+    assert small.width < DEFAULT_CONFIG.black_top_width * SIDE
+    assert sum(b.cubes for b in count_patches([patch], 0.6, black=True)) == cubes
+
+
 def cube_table() -> tuple[np.ndarray, np.ndarray]:
     """Labels (1, 2: two colours) and lightness of a few cubes: each a lit top inside a dimmer
     rim; two touching, a colour beside another, one near the image's edge."""
