@@ -72,6 +72,18 @@ class VisionConfig:
     # sides): a dark print line's top may be as thick as a thin top, but is narrower (hard El
     # Grande seeds 0-40: one-cube tops 0.62 and over, lines' and shaded sides' 0.42-0.6).
     black_top_width: float = 0.6
+    # ... unless too small to have its shape measured (top_shape_from; its width is then the
+    # square root of its area) and thick for its width: inscribed radius at least this share
+    # of it (a square's is half; a fragment of a top is ragged). Hard El Grande seeds 100-129:
+    # six far cubes' tops 0.55-0.6 wide, 0.43-0.53 of it thick; one fragment 0.38 (bench seed
+    # 6 and held-out 20 show two more, 0.39-0.41). Wrong counts 29 -> 27, seeds 130-159 45 ->
+    # 45, bench 4 -> 4, held-out 12-40 40 -> 39.
+    black_small_top_solidity: float = 0.42
+    # Holes in a black top up to this share of a cube top are sensor noise (a black top's band
+    # of lightness is a few noise steps wide) and are filled before its thickness and shape are
+    # measured; a seam between two tops runs to the rim and is no hole (hard El Grande, wrong
+    # counts: seeds 100-129 30 -> 29, bench 6 -> 4, held-out 12-40 41 -> 40; 0.05-0.2 alike).
+    black_top_hole: float = 0.1
     # A bright top is that many cubes whose seams blur erased; each of them reads this many cube
     # tops (bevels and blur halo join in). On the hard renders a lone top reads at most ~1.5 and
     # two merged ones from ~1.6: the bar for two lies between.

@@ -137,6 +137,7 @@ def measure_planes(
     index: I32Image | None = None,
     width: int = 0,
     groups: tuple[I32Image, npt.NDArray[Any], npt.NDArray[Any]] | None = None,
+    dark_planes: tuple[int, ...] = (),
     config: VisionConfig = DEFAULT_CONFIG,
 ) -> list[list[Patch]]:
     """:func:`measure` of several masks of one image at once (a colour each, stacked: ``masks``
@@ -146,7 +147,8 @@ def measure_planes(
     ``width`` + x; the packed pieces of mosaic.py), whose maps ``footprint`` and ``cube_side``
     are and whose coordinates the patches get. ``groups``: a group label per pixel, each
     label's rank and box origin (x, y); patches come group by group, as when each group is
-    measured alone.
+    measured alone. ``dark_planes``: the planes of black pieces, whose tops' small holes are
+    filled (see VisionConfig.black_top_hole).
     """
     h, w = masks.shape[0] // planes, masks.shape[1]
     out: list[list[Patch]] = [[] for _ in range(planes)]
@@ -175,7 +177,10 @@ def measure_planes(
         light = np.ascontiguousarray(lightness).ravel()[local]
         own = raw.ravel()[at] > 0 if raw is not None else np.ones(at.size, bool)
         boxes = (left, py[first], right - left + 1, py[last] - py[first] + 1)
-        counted, tops = _tops(comps, at, (py, px), boxes, light, own, top_share, fp, side, config)
+        dark = np.isin(plane[first], dark_planes)
+        counted, tops = _tops(
+            comps, at, (py, px), boxes, light, own, top_share, fp, side, config, dark
+        )
     # The order OpenCV finds components in (2x2 blocks in raster order), inside each group's
     # box when grouped: later stages take the first of equals.
     if groups is None:
@@ -226,11 +231,13 @@ def _tops(
     fp: npt.NDArray[Any],
     side: npt.NDArray[Any],
     config: VisionConfig,
+    dark: npt.NDArray[Any] | None = None,
 ) -> tuple[npt.NDArray[Any], list[list[Top]]]:
     """Counted (top) pixels of each component and its bright tops (in the mask's own
     coordinates), each top a 4-connected patch of the top pixels. The pixels (``at``, raster
     order) with their lightness and whether each is the mask's (``own``); ``box``: each
-    component's box (x, y, w, h); ``fp``/``side``: each component's cube top area and side."""
+    component's box (x, y, w, h); ``fp``/``side``: each component's cube top area and side;
+    ``dark``: whether each component is black (its tops' small holes filled)."""
     m = comps.n
     comp = comps.label
     hist = np.bincount(comp[own] * 64 + (light[own] >> 2), minlength=m * 64)
@@ -252,6 +259,8 @@ def _tops(
     qx = ox[owner_of] + yx[1][chosen] - bx[owner_of] + 1
     packed = np.zeros((size[1] + 2, size[0] + 2), np.uint8)
     packed[qy, qx] = 1
+    if dark is not None and dark.any():
+        _fill_holes(packed, qy, qx, owner_of, dark, fp, config.black_top_hole)
     k, parts = cv2.connectedComponents(packed, connectivity=4)
     patches = PerLabel.of(parts[qy, qx] - 1, k - 1)
     position = np.arange(chosen.size)  # raster order
@@ -288,11 +297,51 @@ def _tops(
             y0, x0 = int(y_lo[j]), int(x_lo[j])
             part = np.zeros((int(y_hi[j]) - y0 + 1, int(x_hi[j]) - x0 + 1), np.uint8)
             part[ys_by[mine] - y0, xs_by[mine] - x0] = 1
+            if dark is not None and dark[o]:
+                # (With its filled holes.)
+                part |= (parts[y0 : y0 + part.shape[0], x0 : x0 + part.shape[1]] == j + 1).view(
+                    np.uint8
+                )
             length, width, cells = top_shape(part, sides[o], config)
             outline = outline_length(part)
         x, y = float(deepest_x[j]), float(deepest_y[j])
         tops[o].append(Top(area, depths[j], x, y, length, width, cells, outline))
     return counted.astype(np.float64), tops
+
+
+def _fill_holes(
+    packed: U8Image,
+    qy: npt.NDArray[Any],
+    qx: npt.NDArray[Any],
+    owner: npt.NDArray[Any],
+    dark: npt.NDArray[Any],
+    fp: npt.NDArray[Any],
+    share: float,
+) -> None:
+    """Fill the holes of the black components' tops in ``packed`` (their top pixels at
+    ``qy``/``qx``, of components ``owner``) up to ``share`` of a cube top: sensor noise is a
+    large part of a black top's narrow band of lightness and pricks holes in it, thinning it
+    and emptying its cells; a seam between two tops runs to the top's rim, no hole."""
+    mine = dark[owner]
+    tops = np.zeros_like(packed)
+    tops[qy[mine], qx[mine]] = 1
+    n, holes, stats, _ = cv2.connectedComponentsWithStats(1 - tops, connectivity=4)
+    # (The packed boxes lie a pixel apart within a frame of empty pixels: all that is not a
+    # hole is one background, the first component.)
+    who = np.zeros(packed.shape, np.intp)
+    who[qy[mine], qx[mine]] = owner[mine] + 1
+    near = cv2.dilate(who.astype(np.float32), np.ones((3, 3), np.uint8))
+    hole = holes > 0
+    hole &= holes != holes[0, 0]
+    if not hole.any():
+        return
+    hy, hx = np.nonzero(hole)
+    label = holes[hy, hx].astype(np.intp)
+    of = np.zeros(n, np.intp)
+    np.maximum.at(of, label, near[hy, hx].astype(np.intp))
+    small = (of > 0) & (stats[:, cv2.CC_STAT_AREA] <= share * fp[np.maximum(of - 1, 0)])
+    fill = small[label]
+    packed[hy[fill], hx[fill]] = 1
 
 
 def _top_lightness(hist: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -405,7 +454,7 @@ def count_patches(
                 for t in p.tops
                 if t.area / unit >= config.min_top_cubes
                 and t.thick >= config.min_top_thickness * p.side
-                and t.width >= least_width * p.side
+                and (t.width >= least_width * p.side or _small_solid(t, p.footprint, config))
             ]
             seeds = len(whole)
             if whole:
@@ -423,6 +472,17 @@ def count_patches(
             centres = _split(p.comp, cubes, x, y)
         blobs.append(Blob(cubes, estimate, seeds, centres, p.bbox))
     return blobs
+
+
+def _small_solid(top: Top, footprint: float, config: VisionConfig) -> bool:
+    """Whether a black top narrower than a whole one's is still a cube's: too small to have its
+    shape measured (a far, blurred cube's; a line's long top is measured) and as solid as a
+    square, its inscribed radius near half its width (a fragment a seam or blur cut off a top
+    is ragged)."""
+    return (
+        top.area < config.top_shape_from * footprint
+        and top.thick >= config.black_small_top_solidity * top.width
+    )
 
 
 def _line(comp: U8Image, thickness: float, length: float) -> bool:

@@ -571,7 +571,8 @@ class Reader:
         )
         # (On the calling thread: measuring is mostly Python, which holds the interpreter's
         # lock; half of it on the helper thread only took turns with the other half.)
-        per_plane = measure(closed, len(names), raw=stack)
+        dark_planes = (names.index("black"),) if "black" in names else ()
+        per_plane = measure(closed, len(names), raw=stack, dark_planes=dark_planes)
         for colour in cube_colours:
             if colour in names:
                 measured[colour] = per_plane[names.index(colour)]

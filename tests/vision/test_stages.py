@@ -23,6 +23,7 @@ from companion.vision.cubes import (
     count_patches,
     find_blobs,
     measure,
+    measure_planes,
     top_cubes,
     top_shape,
 )
@@ -218,6 +219,47 @@ def test_a_dark_line_whose_top_is_as_thick_as_a_black_tops_is_no_row_of_cubes() 
     patch = Patch(200.0, (30.0, 6.0), (0, 0, 60, 12), 80.0, SIDE, comp, (line,))
     assert sum(b.cubes for b in count_patches([patch], 1.0)) >= 1  # (as a coloured patch)
     assert count_patches([patch], 1.0, black=True) == []
+
+
+def test_noise_pricked_holes_in_a_black_top_are_filled_its_seams_kept() -> None:
+    """A black top's band of lightness is a few noise steps wide: noise pricks holes in it
+    that thin it below a whole top's thickness. Filled, a pair of touching black cubes shows
+    its two tops (the seam between them, running to the rim, stays open)."""
+    mask = np.zeros((40, 60), np.uint8)
+    mask[10:24, 10:38] = 255  # two 14 px cubes side by side
+    light = np.full(mask.shape, 60, np.uint8)  # sides, rims and the seam: brighter
+    light[12:22, 12:23] = 30
+    light[12:22, 25:36] = 30
+    light[13:22:3, 13:36:3] = 60  # isolated noise pixels, out of the top's band
+    stack = np.vstack([np.zeros((1, 60), np.uint8), mask, np.zeros((1, 60), np.uint8)])
+    lightness = np.vstack([light[:1], light, light[:1]])
+    plain, filled = (
+        measure_planes(stack, 1, 110.0, 12.0, lightness, raw=stack, dark_planes=dark)[0]
+        for dark in ((), (0,))
+    )
+    assert [len(p.tops) for p in plain] == [2] and [len(p.tops) for p in filled] == [2]
+    thin = DEFAULT_CONFIG.min_top_thickness * 12.0
+    assert all(t.thick < thin for t in plain[0].tops)  # (without the filling)
+    assert all(t.thick >= thin for t in filled[0].tops)
+    assert sum(b.cubes for b in count_patches(filled, 1.0, black=True)) == 2
+
+
+@pytest.mark.parametrize(("thick", "cubes"), [(2.8, 2), (2.1, 1)])
+def test_a_far_black_tops_narrow_square_is_a_cube_a_ragged_fragment_is_not(
+    thick: float, cubes: int
+) -> None:
+    """As measured on hard rendered El Grande tables (seeds 104-120): a far, blurred black
+    cube's top is too small to have its shape measured, its width (the root of its area)
+    0.55-0.6 sides, under a whole black top's, but solid (inscribed radius about half its
+    width); a fragment a seam or blur cut off a neighbour's top is as small and ragged."""
+    unit = 0.6 * SIDE * SIDE  # (factor 0.6, as on those tables)
+    comp = np.zeros((12, 24), np.uint8)
+    comp[1:11, 1:23] = 1
+    whole = Top(0.9 * unit, 3.5, 6.0, 6.0, 8.0, 8.0, 1)
+    small = Top(0.55 * unit, thick, 17.0, 6.0, 5.74, 5.74, 1)
+    patch = Patch(1.5 * unit, (12.0, 6.0), (0, 0, 24, 12), SIDE * SIDE, SIDE, comp, (whole, small))
+    assert small.width < DEFAULT_CONFIG.black_top_width * SIDE
+    assert sum(b.cubes for b in count_patches([patch], 0.6, black=True)) == cubes
 
 
 def cube_table() -> tuple[np.ndarray, np.ndarray]:
