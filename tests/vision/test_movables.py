@@ -117,15 +117,19 @@ def test_a_marker_missing_from_an_unchanged_frame_is_not_searched_for_again(
         assert not MOVED(tiles["t05"], old)
 
 
+def _marker(marker_id: int, side: int) -> Any:
+    """A DICT_4X4_50 marker drawn large, then shrunk to ``side`` px as a far camera sees it."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    big = cv2.aruco.generateImageMarker(dictionary, marker_id, 60)
+    return cv2.resize(big, (side, side), interpolation=cv2.INTER_AREA)
+
+
 def test_a_marker_too_small_for_the_first_look_is_found_in_the_second() -> None:
     # A court card's 26 mm marker at a wide frame's far corner (hard Carolus seed 16): 14 px
     # wide, its perimeter under OpenCV's least (0.03 of the frame's longer side) at either
     # scale unless the doubled look's least is halved with it.
     frame = np.full((1080, 1920), 200, np.uint8)
-    marker = cv2.aruco.generateImageMarker(
-        cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), 30, 60
-    )
-    small = cv2.resize(marker, (14, 14), interpolation=cv2.INTER_AREA)
+    small = _marker(30, 14)
     frame[500:524, 900:924] = 255  # its white margin
     frame[505:519, 905:919] = small
     frame = cv2.GaussianBlur(frame, (0, 0), 0.6)
@@ -139,10 +143,7 @@ def test_a_blurred_marker_is_found_by_the_sharper_third_look() -> None:
     # A 24 px tile marker as blurred as hard Carolus seed 34's: its cells show neither as they
     # are nor sharpened as for the second look, only sharpened more.
     frame = np.full((1080, 1920), 170, np.uint8)
-    marker = cv2.aruco.generateImageMarker(
-        cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), 14, 60
-    )
-    small = cv2.resize(marker, (24, 24), interpolation=cv2.INTER_AREA)
+    small = _marker(14, 24)
     frame[496:528, 896:928] = 235  # its white margin
     frame[500:524, 900:924] = np.where(small > 0, 235, 30)
     frame = cv2.GaussianBlur(frame, (0, 0), 1.4)
