@@ -142,6 +142,25 @@ def test_a_top_of_cubes_whose_seams_blur_erased_is_counted_by_its_shape(
     assert blob.cubes == len(cells)
 
 
+@pytest.mark.parametrize(
+    "cells", [[(0, 0), (1, 0)], [(0, 0), (1, 0), (0, 1)], [(0, 0), (1, 0), (2, 0), (0, 1)]]
+)
+def test_a_glint_in_each_cubes_top_leaves_the_merged_top_counted_by_its_shape(
+    cells: list[tuple[int, int]],
+) -> None:
+    # As seen on hard rendered Carolus tables (seed 7: two red cubes, a row and a pair at a
+    # slant, each cube's top with a hole in its middle where glare lifted it out of the top's
+    # lightness band): the cell test judges each cell at its middle, right on the hole.
+    mask, lightness = merged_tops(cells, 0.0, seed=len(cells))
+    for cx, cy in cells:
+        centre = (30 + cx * 12 + 6, 30 + cy * 12 + 6)
+        cv2.circle(lightness, centre, 2, 255, -1)
+    patches = measure(mask, 144.0, 12.0, lightness)
+    assert len(patches) == 1 and len(patches[0].tops) == 1
+    (blob,) = count_patches(patches, 1.0)
+    assert blob.cubes == len(cells)
+
+
 def test_a_big_top_whose_cells_miss_its_middle_still_counts_by_its_area() -> None:
     # As measured on a hard rendered Carolus table (seed 12, two green cubes pushed together
     # at a slant): 3.4 cube tops of area, its rectangle 2.5 x 1.8 sides, and the cell test
