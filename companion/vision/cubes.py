@@ -405,7 +405,7 @@ def count_patches(
             ]
             seeds = len(whole)
             if whole:
-                cubes = sum(top_cubes(t, unit, config) for t in whole)
+                cubes = sum(top_cubes(t, unit, config, p.side) for t in whole)
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
         thin = config.min_patch_thickness * p.side
@@ -463,15 +463,26 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
     return length, width, max(1, cells)
 
 
-def top_cubes(top: Top, unit: float, config: VisionConfig) -> int:
+def top_cubes(top: Top, unit: float, config: VisionConfig, side: float | None = None) -> int:
     """Cubes under one bright top: the cells of its rectangle it covers (see top_shape); a
-    ragged top (a cube half under another piece, a glint) counts by its area."""
+    ragged top (a cube half under another piece, a glint) counts by its area. ``side``: a
+    cube's side there, pixels (unknown: no pair is read from a long, narrow top)."""
     fill = top.area / max(1.0, top.length * top.width)
     if fill < config.top_min_fill:
         return max(1, round(top.area / unit / config.merged_top_cubes))
+    cells = top.cells
+    # Two cubes in a row whose second top the light narrows read as one top, as long as two
+    # cubes' but far narrower than long; a lone top blurred long is blurred as wide.
+    if (
+        cells == 1
+        and side is not None
+        and top.length >= config.top_pair_length * side
+        and top.length >= config.top_pair_aspect * top.width
+    ):
+        cells = 2
     # A bent row or an L at a slant can put a cell's centre off the top: the top's area keeps
     # a floor under the cells it is found to cover.
-    return max(top.cells, round(top.area / unit / config.top_area_floor))
+    return max(cells, round(top.area / unit / config.top_area_floor))
 
 
 def find_blobs(
