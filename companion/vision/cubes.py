@@ -471,8 +471,8 @@ def top_cubes(top: Top, unit: float, config: VisionConfig, side: float | None = 
     if fill < config.top_min_fill:
         return max(1, round(top.area / unit / config.merged_top_cubes))
     cells = top.cells
-    # Two cubes in a row whose second top the light narrows read as one top, as long as two
-    # cubes' but far narrower than long; a lone top blurred long is blurred as wide.
+    # Two cubes in a row may read as one top as long as two cubes' but far narrower than long
+    # (too short for two cells); a lone top blurred that long is blurred as wide.
     if (
         cells == 1
         and side is not None

@@ -176,9 +176,9 @@ def lit_top(length: float, width: float, seed: int) -> tuple[np.ndarray, np.ndar
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_long_narrow_top_is_two_cubes_and_a_long_wide_one_one(seed: int) -> None:
-    # As measured on hard rendered Carolus tables (seeds 100-159: pairs whose second top the
-    # light narrows read 1.5-1.7 sides long and 0.7-0.9 wide; lone tops blurred as long are
-    # blurred as wide): too short for two cells of the top's rectangle either way. (Drawn
+    # As measured on hard rendered Carolus tables (seeds 100-159: pairs read as one top
+    # 1.45-1.7 sides long and 0.7-0.9 wide; lone tops as long, 1.25 wide, the median): too
+    # short for two cells of the top's rectangle either way. (Drawn
     # 1.75 sides long, the top reads 1.58: blur takes its ends out of the top's band.)
     mask, lightness = lit_top(1.75, 0.9, seed)
     patches = measure(mask, 144.0, 12.0, lightness)
