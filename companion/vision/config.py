@@ -119,6 +119,14 @@ class VisionConfig:
     # 12-40 18 -> 15. From 1.5 to 2.5 the same. Both rules are El Grande's only (not black;
     # cubes.count_patches' clusters): on hard Carolus they read court rows and tiles over.
     top_grown_from: float = 2.0
+    # ... and a top the cells say is one cube is two when it is at least top_pair_length sides
+    # long and top_pair_aspect times as long as wide: two cubes in a row read as one narrow
+    # top, 1.45-1.7 sides long and 0.7-0.9 wide, lone tops as long 1.25 wide (median; 3 of 55
+    # as narrow) (per-top study of
+    # hard Carolus seeds 100-159, 3510 single-top patches: wrong 53 -> 45; 1.4-1.55 and
+    # 1.7-1.8 all give 45-47).
+    top_pair_length: float = 1.5
+    top_pair_aspect: float = 1.8
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5

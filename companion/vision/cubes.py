@@ -302,7 +302,7 @@ def _tops(
                 part |= (parts[y0 : y0 + part.shape[0], x0 : x0 + part.shape[1]] == j + 1).view(
                     np.uint8
                 )
-            length, width, cells = top_shape(part, sides[o], config)
+            length, width, cells = top_shape(_holes_filled(part), sides[o], config)
             outline = outline_length(part)
         x, y = float(deepest_x[j]), float(deepest_y[j])
         tops[o].append(Top(area, depths[j], x, y, length, width, cells, outline))
@@ -342,6 +342,16 @@ def _fill_holes(
     small = (of > 0) & (stats[:, cv2.CC_STAT_AREA] <= share * fp[np.maximum(of - 1, 0)])
     fill = small[label]
     packed[hy[fill], hx[fill]] = 1
+
+
+def _holes_filled(part: U8Image) -> U8Image:
+    """A top with the holes it encloses filled: a glint or a dip of noise in a cube's top
+    leaves it out of the top's lightness band right where top_shape judges a cell (its middle);
+    a seam between two cubes runs out to the top's edge and stays open."""
+    outside = np.pad(part, 1)
+    cv2.floodFill(outside, None, (0, 0), 2, flags=8)
+    filled: U8Image = (outside[1:-1, 1:-1] != 2).astype(np.uint8)
+    return filled
 
 
 def _top_lightness(hist: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -461,7 +471,7 @@ def count_patches(
                 # (A black top is its darkest face inside bright bevels, not a face blur ate
                 # into: no band to give back.)
                 model = p.footprint if clusters and not black else 0.0
-                cubes = sum(top_cubes(t, unit, config, model) for t in whole)
+                cubes = sum(top_cubes(t, unit, config, model, p.side) for t in whole)
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
         thin = config.min_patch_thickness * p.side
@@ -538,12 +548,19 @@ def outline_length(part: U8Image) -> float:
     return sum(cv2.arcLength(c, True) for c in contours) + math.pi
 
 
-def top_cubes(top: Top, unit: float, config: VisionConfig, footprint: float = 0.0) -> int:
+def top_cubes(
+    top: Top,
+    unit: float,
+    config: VisionConfig,
+    footprint: float = 0.0,
+    side: float | None = None,
+) -> int:
     """Cubes under one bright top: the cells of its rectangle it covers (see top_shape); a
     ragged top (a cube half under another piece, a glint) counts by its area. A top of
     several cubes (``footprint``, the model's top square, and its outline known) meets its
     area grown back by what blur ate (see grown_cubes) halfway; without ``footprint`` (black
-    tops) the shape's count stands."""
+    tops) the shape's count stands. ``side``: a cube's side there, pixels (unknown: no pair
+    is read from a long, narrow top)."""
     fill = top.area / max(1.0, top.length * top.width)
     # (Clusters at different turns: see top_cells_trusted. A black top, its darkest face
     # inside bright bevels, comes without the footprint: its cells are not so sure.)
@@ -551,9 +568,19 @@ def top_cubes(top: Top, unit: float, config: VisionConfig, footprint: float = 0.
     if fill < config.top_min_fill and top.cells < trusted:
         shape = max(1, round(top.area / unit / config.merged_top_cubes))
     else:
+        cells = top.cells
+        # Two cubes in a row may read as one top as long as two cubes' but far narrower than
+        # long (too short for two cells); a lone top blurred that long is blurred as wide.
+        if (
+            cells == 1
+            and side is not None
+            and top.length >= config.top_pair_length * side
+            and top.length >= config.top_pair_aspect * top.width
+        ):
+            cells = 2
         # A bent row or an L at a slant can put a cell's centre off the top: the top's area
         # keeps a floor under the cells it is found to cover.
-        shape = max(top.cells, round(top.area / unit / config.top_area_floor))
+        shape = max(cells, round(top.area / unit / config.top_area_floor))
     if footprint <= 0 or top.outline <= 0 or top.area < config.top_grown_from * unit:
         return shape
     return max(1, math.floor((shape + grown_cubes(top, unit, footprint)) / 2 + 0.5))

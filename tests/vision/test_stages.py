@@ -143,6 +143,52 @@ def test_a_top_of_cubes_whose_seams_blur_erased_is_counted_by_its_shape(
     assert blob.cubes == len(cells)
 
 
+@pytest.mark.parametrize(
+    "cells", [[(0, 0), (1, 0)], [(0, 0), (1, 0), (0, 1)], [(0, 0), (1, 0), (2, 0), (0, 1)]]
+)
+def test_a_glint_in_each_cubes_top_leaves_the_merged_top_counted_by_its_shape(
+    cells: list[tuple[int, int]],
+) -> None:
+    # As seen on hard rendered Carolus tables (seed 7: two red cubes, a row and a pair at a
+    # slant, each cube's top with a hole in its middle where glare lifted it out of the top's
+    # lightness band): the cell test judges each cell at its middle, right on the hole.
+    mask, lightness = merged_tops(cells, 0.0, seed=len(cells))
+    for cx, cy in cells:
+        centre = (30 + cx * 12 + 6, 30 + cy * 12 + 6)
+        cv2.circle(lightness, centre, 2, 255, -1)
+    patches = measure(mask, 144.0, 12.0, lightness)
+    assert len(patches) == 1 and len(patches[0].tops) == 1
+    (blob,) = count_patches(patches, 1.0)
+    assert blob.cubes == len(cells)
+
+
+def lit_top(length: float, width: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """One bright top ``length`` x ``width`` cube sides (a side 12 px), a darker rim of sides
+    round it, blurred and noisy; (mask, lightness)."""
+    top = np.zeros((60, 60), np.float32)
+    x0, y0 = 30 - round(6 * length), 30 - round(6 * width)
+    top[y0 : y0 + round(12 * width), x0 : x0 + round(12 * length)] = 1.0
+    body = cv2.dilate((top > 0.5).astype(np.uint8), np.ones((3, 3), np.uint8))
+    light = cv2.GaussianBlur(60.0 * body + 130.0 * top, (0, 0), 1.2)
+    light += np.random.default_rng(seed).normal(0, 4, light.shape)
+    mask = (cv2.GaussianBlur(body.astype(np.float32), (0, 0), 1.2) > 0.4).astype(np.uint8) * 255
+    return mask, np.clip(light, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_long_narrow_top_is_two_cubes_and_a_long_wide_one_one(seed: int) -> None:
+    # As measured on hard rendered Carolus tables (seeds 100-159: pairs read as one top
+    # 1.45-1.7 sides long and 0.7-0.9 wide; lone tops as long, 1.25 wide, the median): too
+    # short for two cells of the top's rectangle either way. (Drawn
+    # 1.75 sides long, the top reads 1.58: blur takes its ends out of the top's band.)
+    mask, lightness = lit_top(1.75, 0.9, seed)
+    patches = measure(mask, 144.0, 12.0, lightness)
+    assert len(patches) == 1 and len(patches[0].tops) == 1
+    assert [b.cubes for b in count_patches(patches, 1.0)] == [2]
+    mask, lightness = lit_top(1.75, 1.4, seed)
+    assert [b.cubes for b in count_patches(measure(mask, 144.0, 12.0, lightness), 1.0)] == [1]
+
+
 def test_a_big_top_whose_cells_miss_its_middle_still_counts_by_its_area() -> None:
     # As measured on a hard rendered Carolus table (seed 12, two green cubes pushed together
     # at a slant): 3.4 cube tops of area, its rectangle 2.5 x 1.8 sides, and the cell test
