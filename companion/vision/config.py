@@ -84,6 +84,12 @@ class VisionConfig:
     # measured; a seam between two tops runs to the rim and is no hole (hard El Grande, wrong
     # counts: seeds 100-129 30 -> 29, bench 6 -> 4, held-out 12-40 41 -> 40; 0.05-0.2 alike).
     black_top_hole: float = 0.1
+    # A black top that fills its rectangle (top_min_fill) holds at least its length over this
+    # many cube sides, rounded: with no blur halo to take off (its darkest face inside bright
+    # bevels), lone tops are 0.55-1.50 sides long and merged pairs 1.67-2.3 (hard El Grande
+    # seeds 100-159), whose cells test often finds one cell (the band leaves a darker middle or
+    # a noise dent out). Seeds 100-159: four pairs read 1 -> 2, none else changed.
+    black_top_cube_length: float = 1.05
     # A bright top is that many cubes whose seams blur erased; each of them reads this many cube
     # tops (bevels and blur halo join in). On the hard renders a lone top reads at most ~1.5 and
     # two merged ones from ~1.6: the bar for two lies between.

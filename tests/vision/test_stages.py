@@ -741,3 +741,27 @@ def test_the_table_bent_inside_the_outline_is_no_print() -> None:
     # Only the board in view, no table round it: every colour is the board's.
     lab[:] = (200, 128, 150)
     assert print_colours(lab, mask, outline, [beige], 15) == (beige,)
+
+
+@pytest.mark.parametrize(("right", "cubes"), [(36, 2), (29, 1)])
+def test_a_black_tops_length_counts_when_its_darker_middles_leave_its_cells(
+    right: int, cubes: int
+) -> None:
+    """A black top is its darkest face inside bright bevels: the lightness band round the
+    commonest value, which blurred rims set, can leave its darker middle out (too large a hole
+    to be noise). Two touching cubes whose seam blur erased then show one ring-shaped top
+    whose cells test finds no cell, but whose length (no blur halo to take off) is two
+    cubes'; a lone top and its lit side, 1.4 sides long, stays one cube."""
+    side = 12.0
+    mask = np.zeros((40, 60), np.uint8)
+    mask[10:24, 10 : right + 2] = 255
+    light = np.full(mask.shape, 60, np.uint8)  # bevels and sides: brighter
+    light[12:22, 12:right] = 30  # the tops, merged
+    for x in range(12, right - 6, 14):
+        light[14:20, x + 2 : x + 8] = 12  # each top's darker middle, out of the band
+    stack = np.vstack([np.zeros((1, 60), np.uint8), mask, np.zeros((1, 60), np.uint8)])
+    lightness = np.vstack([light[:1], light, light[:1]])
+    (patches,) = measure_planes(stack, 1, side * side, side, lightness, raw=stack, dark_planes=(0,))
+    (top,) = patches[0].tops
+    assert top.cells == 1  # (the cells test alone)
+    assert sum(b.cubes for b in count_patches(patches, 0.75, black=True)) == cubes
