@@ -83,7 +83,10 @@ class VisionConfig:
     # of lightness is a few noise steps wide) and are filled before its thickness and shape are
     # measured; a seam between two tops runs to the rim and is no hole (hard El Grande, wrong
     # counts: seeds 100-129 30 -> 29, bench 6 -> 4, held-out 12-40 41 -> 40; 0.05-0.2 alike).
-    black_top_hole: float = 0.1
+    # Up to half a top: a top's darker middle, out of the band the blurred rims centre, is a
+    # hole too when its top rings it whole (a shadow lies outside the piece, never ringed):
+    # seeds 100-159 62 -> 61, held-out 32 -> 31, bench 3 -> 3 (0.25-1.0 alike).
+    black_top_hole: float = 0.5
     # A black top that fills its rectangle (top_min_fill) holds at least its length over this
     # many cube sides, rounded: with no blur halo to take off (its darkest face inside bright
     # bevels), lone tops are 0.55-1.50 sides long and merged pairs 1.67-2.3 (hard El Grande
