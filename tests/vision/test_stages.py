@@ -205,7 +205,9 @@ def test_a_thin_black_line_is_no_cube_but_a_thin_piece_of_a_top_is() -> None:
     cv2.line(line, (10, 20), (10 + 3 * SIDE, 24), 255, 2)
     fragment = np.zeros((40, 60), np.uint8)
     fragment[15:19, 20:26] = 255
-    for mask, cubes in ((line, 0), (fragment, 1)):
+    bit = np.zeros((40, 60), np.uint8)  # a bit of print just under a side long: a line too
+    bit[15:18, 20:30] = 255
+    for mask, cubes in ((line, 0), (fragment, 1), (bit, 0)):
         patches = measure(mask, SIDE * SIDE * 0.4, SIDE)
         assert sum(b.cubes for b in count_patches(patches, 1.0)) >= 1  # (without the rule)
         assert sum(b.cubes for b in count_patches(patches, 1.0, black=True)) == cubes
