@@ -471,7 +471,12 @@ def count_patches(
                 # (A black top is its darkest face inside bright bevels, not a face blur ate
                 # into: no band to give back.)
                 model = p.footprint if clusters and not black else 0.0
-                cubes = sum(top_cubes(t, unit, config, model, p.side) for t in whole)
+                cubes = sum(
+                    max(top_cubes(t, unit, config, model, p.side), _black_row(t, p.side, config))
+                    if black
+                    else top_cubes(t, unit, config, model, p.side)
+                    for t in whole
+                )
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
         thin = config.min_patch_thickness * p.side
@@ -493,6 +498,16 @@ def _small_solid(top: Top, footprint: float, config: VisionConfig) -> bool:
         top.area < config.top_shape_from * footprint
         and top.thick >= config.black_small_top_solidity * top.width
     )
+
+
+def _black_row(top: Top, side: float, config: VisionConfig) -> int:
+    """Cubes in a row a black top's length holds, when the top fills its rectangle (a ragged
+    top, as one merged with a print line, is not measured so): a merged pair's cells test
+    often finds one cell, the band leaving its darker middle or a noise dent out, but its
+    length stays (see VisionConfig.black_top_cube_length)."""
+    if top.area < config.top_min_fill * top.length * top.width:
+        return 0
+    return round(top.length / (config.black_top_cube_length * side))
 
 
 def _line(comp: U8Image, thickness: float, length: float) -> bool:
