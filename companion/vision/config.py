@@ -65,9 +65,11 @@ class VisionConfig:
     # cube's side) and longer than line_length sides (its enclosing rectangle) is a line: the
     # board's dark print, a piece's shaded side or rim (hard El Grande, seeds 0-40: those
     # 0.08-0.29 thick and 1-15 sides long; black cubes 0.3 and more, but fragments of a top
-    # that glare left black as thin as 0.15, and shorter than 0.7 sides).
+    # that glare left black as thin as 0.15, and shorter than 0.7 sides). Session 5: bits of
+    # print 0.97-0.99 sides long, 0.16-0.17 thick, read as cubes (held-out seed 12, seed 136's
+    # off any count): the bar between 0.7 and 1.0 (held-out 31 -> 30; bench, 100-159 same).
     min_patch_thickness: float = 0.27
-    line_length: float = 1.0
+    line_length: float = 0.85
     # A whole black top is at least this wide (its enclosing rectangle's short side, cube
     # sides): a dark print line's top may be as thick as a thin top, but is narrower (hard El
     # Grande seeds 0-40: one-cube tops 0.62 and over, lines' and shaded sides' 0.42-0.6).
@@ -83,7 +85,16 @@ class VisionConfig:
     # of lightness is a few noise steps wide) and are filled before its thickness and shape are
     # measured; a seam between two tops runs to the rim and is no hole (hard El Grande, wrong
     # counts: seeds 100-129 30 -> 29, bench 6 -> 4, held-out 12-40 41 -> 40; 0.05-0.2 alike).
-    black_top_hole: float = 0.1
+    # Up to half a top: a top's darker middle, out of the band the blurred rims centre, is a
+    # hole too when its top rings it whole (a shadow lies outside the piece, never ringed):
+    # seeds 100-159 62 -> 61, held-out 32 -> 31, bench 3 -> 3 (0.25-1.0 alike).
+    black_top_hole: float = 0.5
+    # A black top that fills its rectangle (top_min_fill) holds at least its length over this
+    # many cube sides, rounded: with no blur halo to take off (its darkest face inside bright
+    # bevels), lone tops are 0.55-1.50 sides long and merged pairs 1.67-2.3 (hard El Grande
+    # seeds 100-159), whose cells test often finds one cell (the band leaves a darker middle or
+    # a noise dent out). Seeds 100-159: four pairs read 1 -> 2, none else changed.
+    black_top_cube_length: float = 1.05
     # A bright top is that many cubes whose seams blur erased; each of them reads this many cube
     # tops (bevels and blur halo join in). On the hard renders a lone top reads at most ~1.5 and
     # two merged ones from ~1.6: the bar for two lies between.

@@ -572,7 +572,13 @@ class Reader:
         # (On the calling thread: measuring is mostly Python, which holds the interpreter's
         # lock; half of it on the helper thread only took turns with the other half.)
         dark_planes = (names.index("black"),) if "black" in names else ()
-        per_plane = measure(closed, len(names), raw=stack, dark_planes=dark_planes)
+        per_plane = measure(
+            closed,
+            len(names),
+            raw=stack,
+            dark_planes=dark_planes,
+            outlines=self.layout.game == "el-grande",
+        )
         for colour in cube_colours:
             if colour in names:
                 measured[colour] = per_plane[names.index(colour)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -283,7 +284,9 @@ def test_a_thin_black_line_is_no_cube_but_a_thin_piece_of_a_top_is() -> None:
     cv2.line(line, (10, 20), (10 + 3 * SIDE, 24), 255, 2)
     fragment = np.zeros((40, 60), np.uint8)
     fragment[15:19, 20:26] = 255
-    for mask, cubes in ((line, 0), (fragment, 1)):
+    bit = np.zeros((40, 60), np.uint8)  # a bit of print just under a side long: a line too
+    bit[15:18, 20:30] = 255
+    for mask, cubes in ((line, 0), (fragment, 1), (bit, 0)):
         patches = measure(mask, SIDE * SIDE * 0.4, SIDE)
         assert sum(b.cubes for b in count_patches(patches, 1.0)) >= 1  # (without the rule)
         assert sum(b.cubes for b in count_patches(patches, 1.0, black=True)) == cubes
@@ -820,3 +823,57 @@ def test_the_table_bent_inside_the_outline_is_no_print() -> None:
     # Only the board in view, no table round it: every colour is the board's.
     lab[:] = (200, 128, 150)
     assert print_colours(lab, mask, outline, [beige], 15) == (beige,)
+
+
+@pytest.mark.parametrize(("right", "cubes"), [(36, 2), (29, 1)])
+def test_a_black_tops_length_counts_when_its_darker_middles_leave_its_cells(
+    right: int, cubes: int
+) -> None:
+    """A black top is its darkest face inside bright bevels: the lightness band round the
+    commonest value, which blurred rims set, can leave its darker middle out (too large a hole
+    to be noise, and no hole when it reaches the top's rim). Two touching cubes whose seam
+    blur erased then show one notched top whose cells test finds no cell, but whose length
+    (no blur halo to take off) is two cubes'; a lone top and its lit side, 1.4 sides long,
+    stays one cube."""
+    side = 12.0
+    mask = np.zeros((40, 60), np.uint8)
+    mask[11:23, 11 : right + 1] = 255
+    light = np.full(mask.shape, 60, np.uint8)  # bevels and sides: brighter
+    light[12:22, 12:right] = 30  # the tops, merged
+    for x in range(12, right - 6, 14):
+        light[12:20, x + 2 : x + 8] = 12  # each top's darker middle, open to its rim
+    stack = np.vstack([np.zeros((1, 60), np.uint8), mask, np.zeros((1, 60), np.uint8)])
+    lightness = np.vstack([light[:1], light, light[:1]])
+    (patches,) = measure_planes(stack, 1, side * side, side, lightness, raw=stack, dark_planes=(0,))
+    (top,) = patches[0].tops
+    assert top.cells == 1  # (the cells test alone)
+    assert sum(b.cubes for b in count_patches(patches, 0.75, black=True)) == cubes
+
+
+def test_a_black_tops_darker_middle_ringed_whole_by_its_top_is_filled() -> None:
+    """The band round a black cluster's commonest lightness (its blurred rims') can leave a
+    top's darker middle out, far larger than a noise hole: ringed whole by the top, it is
+    filled as one (a shadow lies outside the piece and is never ringed), and each of two
+    touching cubes shows a whole top again."""
+    mask = np.zeros((40, 60), np.uint8)
+    mask[10:26, 10:42] = 255  # two 16 px cubes side by side
+    light = np.full(mask.shape, 60, np.uint8)  # rims and the seam: brighter
+    light[11:25, 11:25] = 30
+    light[11:25, 27:41] = 30
+    light[14:22, 14:22] = 12  # each top's darker middle, out of the band
+    light[14:22, 30:38] = 12
+    stack = np.vstack([np.zeros((1, 60), np.uint8), mask, np.zeros((1, 60), np.uint8)])
+    lightness = np.vstack([light[:1], light, light[:1]])
+    footprint, side = 150.0, 12.0
+    noise_only = replace(DEFAULT_CONFIG, black_top_hole=0.1)
+    rings, filled = (
+        measure_planes(stack, 1, footprint, side, lightness, raw=stack, dark_planes=(0,), config=c)[
+            0
+        ]
+        for c in (noise_only, DEFAULT_CONFIG)
+    )
+    thin = DEFAULT_CONFIG.min_top_thickness * side
+    assert all(t.thick < thin for t in rings[0].tops)  # (holes of noise's size only)
+    assert [len(p.tops) for p in filled] == [2]
+    assert all(t.thick >= thin for t in filled[0].tops)
+    assert sum(b.cubes for b in count_patches(filled, 0.7, black=True)) == 2
