@@ -79,7 +79,13 @@ def locate_movables(
     frame: Image, calibration: Calibration, layout: Layout
 ) -> tuple[dict[str, Pose], dict[int, Pose]]:
     """Poses (board mm) of the Carolus territory tiles and court cards seen in a frame."""
-    detected = hg.detect_markers(frame, want=layout.all_marker_ids())
+    # The detector's sharper looks run while a wanted marker is missing: a seat's card not in
+    # play (once the calibration knows the seats) is not wanted, else they would run on every
+    # search of a table with fewer players than cards.
+    want = [t.marker for t in layout.tiles]
+    seats = calibration.courts_in_play or tuple(c.seat for c in layout.courts)
+    want += [layout.court_marker(s).id for s in seats]
+    detected = hg.detect_markers(frame, want=want)
     tiles: dict[str, Pose] = {}
     courts: dict[int, Pose] = {}
     for marker_id, corners in detected.items():

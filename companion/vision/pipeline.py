@@ -409,7 +409,8 @@ class Reader:
         missing = frozenset(expected - seen.keys())
         if moved or (missing and not self._searched_alike(frame, missing)):
             seen_tiles, seen_courts = locate_movables(frame, self.calibration, self.layout)
-            seen = dict(seen_tiles)
+            # (What the windows found stays found: a card not in play is not searched for.)
+            seen.update(seen_tiles)
             seen.update({f"court_{s}": p for s, p in seen_courts.items()})
             self._last_search = (frozenset(expected - seen.keys()), thumbnail(frame))
         assumed = []

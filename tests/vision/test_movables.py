@@ -150,3 +150,27 @@ def test_a_blurred_marker_is_found_by_the_sharper_third_look() -> None:
     found = hg.detect_markers(frame, want=[14])
     assert 14 in found
     assert np.allclose(found[14].mean(axis=0), (911.5, 511.5), atol=1.0)
+
+
+def test_the_whole_frame_search_wants_only_the_cards_in_play(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image, cal, _ = table()
+    wanted: list[set[int]] = []
+    detect = hg.detect_markers
+
+    def spied(frame: Any, want: Any = ()) -> Any:
+        wanted.append(set(want))
+        return detect(frame, want)
+
+    monkeypatch.setattr(hg, "detect_markers", spied)
+    cards = {c.seat: c.marker for c in LAYOUT.courts}
+    tiles = {t.marker for t in LAYOUT.tiles}
+    # Seats not known yet (as at calibration): every card is wanted.
+    locate_movables(image, cal, LAYOUT)
+    assert wanted[-1] == tiles | set(cards.values())
+    # Two players: the other seats' cards are not on the table, so the sharper looks that a
+    # missing wanted marker starts are not run for them.
+    tiles_seen, courts_seen = locate_movables(image, replace(cal, courts_in_play=(1, 2)), LAYOUT)
+    assert wanted[-1] == tiles | {cards[1], cards[2]}
+    assert len(tiles_seen) == 15 and {1, 2} <= courts_seen.keys()
