@@ -266,6 +266,15 @@ def small_cube_warning(
     )
 
 
+def seats_in_play(layout: Layout, setup: Mapping[str, Any]) -> tuple[int, ...]:
+    """The Carolus court cards a set-up position's players sit at (seats 1..players); none
+    for El Grande."""
+    players = setup.get("players", []) if layout.game == "carolus-magnus" else []
+    if not isinstance(players, list):
+        return ()
+    return tuple(c.seat for c in layout.courts if c.seat <= len(players))
+
+
 def missing_courts(calibration: Calibration, layout: Layout) -> dict[int, str]:
     """Court cards in play whose markers the calibration did not find: seat -> a sentence for
     the user."""
@@ -507,13 +516,10 @@ def calibrate(
     mask = board_mask(lab.shape[:2], h, layout, detected, lens)
     bg = board_colours(lab, mask, pieces, piece_distance=config.reject_distance * 0.8)
     model = ColourModel(pieces, bg, config.reject_distance, config.background_distance)
-    players = setup.get("players", []) if layout.game == "carolus-magnus" else []
     made = replace(
         _make(image, layout, h, detected, model, lens, tuple(sorted(refs))),
         movables=base.movables,
-        courts_in_play=tuple(
-            c.seat for c in layout.courts if isinstance(players, list) and c.seat <= len(players)
-        ),
+        courts_in_play=seats_in_play(layout, setup),
     )
     made = replace(made, board_print=_print_of(lab, mask, bg, made, layout, config))
     # How big one cube top reads in each colour, measured where the set-up spreads them out.
