@@ -60,42 +60,15 @@ def local_print(lab: Image, print_: Image, window: int) -> Image:
 def median_u8(values: Image) -> FloatArray:
     """``np.median(values, axis=0)`` of 8-bit values (N x C, N > 0), from their counts: a
     tenth of the cost of sorting them."""
-    n = values.shape[0]
-    out = np.empty(values.shape[1], np.float64)
-    for c in range(values.shape[1]):
-        below = np.cumsum(np.bincount(values[:, c], minlength=256))
-        # The middle value, or the two middle ones' mean when the count is even.
-        low = np.searchsorted(below, (n - 1) // 2, side="right")
-        high = np.searchsorted(below, n // 2, side="right")
-        out[c] = (low + high) / 2
-    return out
+    counts = np.stack([np.bincount(values[:, c], minlength=256) for c in range(values.shape[1])])
+    return median_rows(counts)
 
 
 def percentile_u8(counts: Image, q: float, table: FloatArray | None = None) -> float:
     """``np.percentile`` (linear) of the 8-bit values ``counts`` counts (``np.bincount``,
     256 long, some counted), or with ``table`` (float32, non-decreasing, e.g. GREY) of
     ``table[value]``: the same number to the last bit, from the counts instead of a sort."""
-    ends = np.cumsum(counts)
-    n = int(ends[-1])
-    at = (n - 1) * (np.float64(q) / 100)
-    below = np.floor(at)
-    gamma = float(at - below)
-    low = int(np.searchsorted(ends, below, side="right"))
-    high = int(np.searchsorted(ends, min(below + 1, n - 1), side="right"))
-    # NumPy's interpolation term for term, in the values' own type (float64 for 8-bit
-    # values, float32 for a float32 table's).
-    a, b = (float(low), float(high)) if table is None else (table[low], table[high])
-    return float(a + (b - a) * gamma if gamma < 0.5 else b - (b - a) * (1 - gamma))
-
-
-def median_of(counts: Image, table: FloatArray) -> float:
-    """``np.median`` of ``table[value]`` over the 8-bit values ``counts`` counts (``table``
-    float32 and non-decreasing, as :func:`percentile_u8`): the same number to the last bit."""
-    ends = np.cumsum(counts)
-    n = int(ends[-1])
-    low, high = np.searchsorted(ends, [(n - 1) // 2, n // 2], side="right")
-    # (NumPy's median of an even count is the float32 mean of the middle two.)
-    return float(np.mean(table[[low, high]]) if n % 2 == 0 else table[low])
+    return float(percentile_rows(np.asarray(counts)[None], q, table)[0])
 
 
 def _rank_rows(ends: Image, k: FloatArray) -> Image:
@@ -105,8 +78,10 @@ def _rank_rows(ends: Image, k: FloatArray) -> Image:
 
 
 def percentile_rows(counts: Image, q: float, table: FloatArray | None = None) -> FloatArray:
-    """:func:`percentile_u8` of each row of ``counts`` (M x 256) at once, the same numbers to
-    the last bit (float64 values, or float32 ones with a float32 ``table``)."""
+    """``np.percentile`` (linear) of each row of ``counts`` (M x 256, each an ``np.bincount``
+    of 8-bit values), or with ``table`` (float32, non-decreasing, e.g. GREY) of
+    ``table[value]``: the same numbers to the last bit (float64 values, or float32 ones with
+    a float32 ``table``), from the counts instead of a sort."""
     ends = np.cumsum(counts, axis=1)
     n = ends[:, -1]
     at = (n - 1) * (np.float64(q) / 100)
@@ -119,7 +94,7 @@ def percentile_rows(counts: Image, q: float, table: FloatArray | None = None) ->
         a, b = low.astype(np.float64), high.astype(np.float64)
         up, down = gamma, rest
     else:
-        # (percentile_u8's scalar sums: a float32 value and a Python float make a float32.)
+        # (NumPy's interpolation term for term, in the values' own type.)
         a, b = table[low], table[high]
         up, down = gamma.astype(table.dtype), rest.astype(table.dtype)
     out: FloatArray = np.where(gamma < 0.5, a + (b - a) * up, b - (b - a) * down)
@@ -127,8 +102,8 @@ def percentile_rows(counts: Image, q: float, table: FloatArray | None = None) ->
 
 
 def median_rows(counts: Image, table: FloatArray | None = None) -> FloatArray:
-    """:func:`median_of` of each row of ``counts`` (M x 256) at once, or without ``table``
-    the median value itself (as :func:`median_u8`): the same numbers to the last bit."""
+    """``np.median`` of each row of ``counts`` (M x 256) of 8-bit values, or with ``table``
+    (float32, non-decreasing) of ``table[value]``: the same numbers to the last bit."""
     ends = np.cumsum(counts, axis=1)
     n = ends[:, -1]
     low = _rank_rows(ends, (n - 1) // 2)

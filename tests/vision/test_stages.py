@@ -411,7 +411,7 @@ def test_the_median_of_8_bit_values_from_their_counts_is_numpys() -> None:
 
 
 def test_percentiles_and_medians_from_8_bit_counts_are_numpys() -> None:
-    from companion.vision.local_print import GREY, median_of, percentile_u8
+    from companion.vision.local_print import GREY, median_rows, percentile_u8
 
     rng = np.random.default_rng(7)
     for n in (1, 2, 3, 4, 20, 21, 101, 400, 1001):  # (n - 1) * q whole and not
@@ -421,7 +421,7 @@ def test_percentiles_and_medians_from_8_bit_counts_are_numpys() -> None:
             for q in (5, 50, 60, 85):
                 assert percentile_u8(counts, q) == np.percentile(values, q)
                 assert percentile_u8(counts, q, GREY) == np.percentile(GREY[values], q)
-            assert median_of(counts, GREY) == np.median(GREY[values])
+            assert median_rows(counts[None], GREY)[0] == np.median(GREY[values])
 
 
 def test_percentiles_and_medians_of_count_rows_are_numpys() -> None:
