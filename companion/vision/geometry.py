@@ -8,7 +8,7 @@ it between frames); frames are never warped.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,21 +136,6 @@ def movables_in_windows(
         if found is not None:
             out[key] = _pose_of(found + np.array([x0, y0], np.float64), calibration)
     return out
-
-
-def movables_in_place(
-    frame: Image,
-    calibration: Calibration,
-    layout: Layout,
-    poses: Mapping[str, Pose],
-    moved: Callable[[Pose, Pose], bool],
-) -> dict[str, Pose] | None:
-    """As :func:`movables_in_windows`, but None when one is not there or has ``moved`` (then
-    the whole frame must be searched: :func:`locate_movables`)."""
-    seen = movables_in_windows(frame, calibration, layout, poses)
-    if seen.keys() != poses.keys() or any(moved(poses[k], p) for k, p in seen.items()):
-        return None
-    return seen
 
 
 def count_places(

@@ -16,7 +16,7 @@ from companion.vision import homography as hg
 from companion.vision import pipeline
 from companion.vision.calibration import Calibration, uncalibrated
 from companion.vision.config import DEFAULT_CONFIG
-from companion.vision.geometry import locate_movables, movables_in_place
+from companion.vision.geometry import locate_movables, movables_in_windows
 from companion.vision.layout import Pose, load_layout
 from companion.vision.pipeline import Reader, _moved
 from companion.vision.synth import EASY, render
@@ -39,28 +39,27 @@ def table() -> tuple[Any, Calibration, dict[str, Pose]]:
 def test_every_marker_is_found_where_it_lay() -> None:
     image, cal, poses = table()
     assert len(poses) >= 15
-    seen = movables_in_place(image, cal, LAYOUT, poses, MOVED)
-    assert seen is not None and seen.keys() == poses.keys()
+    seen = movables_in_windows(image, cal, LAYOUT, poses)
+    assert seen.keys() == poses.keys()
     for key, pose in seen.items():
         assert not MOVED(poses[key], pose)
 
 
-def test_a_tile_moved_away_asks_for_the_whole_frame() -> None:
+def test_a_tile_moved_away_is_seen_moved_or_not_at_all() -> None:
     image, cal, poses = table()
     old = poses["t05"]
-    # Where it lay 8 mm to the side the window still holds its marker, moved: not in place.
+    # Where it lay 8 mm to the side the window still holds its marker, where it is now.
     near = poses | {"t05": Pose(old.x + 8.0, old.y, old.angle)}
-    assert movables_in_place(image, cal, LAYOUT, near, MOVED) is None
+    seen = movables_in_windows(image, cal, LAYOUT, near)
+    assert MOVED(near["t05"], seen["t05"]) and not MOVED(old, seen["t05"])
     far = poses | {"t05": Pose(old.x + 120.0, old.y, old.angle)}
-    assert movables_in_place(image, cal, LAYOUT, far, MOVED) is None
+    assert movables_in_windows(image, cal, LAYOUT, far).keys() == poses.keys() - {"t05"}
 
 
-def test_a_covered_marker_asks_for_the_whole_frame() -> None:
+def test_a_covered_marker_is_not_seen() -> None:
     image, cal, poses = table()
-    covered = image.copy()
-    corners = hg.project(cal.h, list(LAYOUT.tile_marker("t09").corners(poses["t09"])), cal.lens)
-    cv2.fillConvexPoly(covered, np.round(corners).astype(np.int32), (128, 128, 128))
-    assert movables_in_place(covered, cal, LAYOUT, poses, MOVED) is None
+    covered = _cover(image, cal, poses["t09"], "t09")
+    assert movables_in_windows(covered, cal, LAYOUT, poses).keys() == poses.keys() - {"t09"}
 
 
 @pytest.mark.parametrize("shift", [0.0, 60.0])
