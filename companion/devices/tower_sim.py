@@ -402,7 +402,9 @@ class TowerSimulator:
             for _ in range(self.core.awaiting_colour()):
                 name = colour if colour in COLOUR_NAMES else self.rng.choice(COLOUR_NAMES)
                 self.colours.append(name)
-                self.core.colour(COLOURS.index(name))
+                # The cube reaches the sensor while it slides down the ramp (100-300 ms).
+                seen_at = t + self.rng.randint(100_000, 300_000)
+                self.core.colour(COLOURS.index(name), seen_at)
         else:
             self.colours += [None] * (self.core.count - before)
         self.stats["pulses"] += 1

@@ -100,7 +100,7 @@ class Board:
             self._last_read = now
             code = self.watcher.feed(*self.sensor.read())
             if code is not None:
-                self.tower.colour(code)
+                self.tower.colour(code, now)
         return self.tower.poll(now)
 
 

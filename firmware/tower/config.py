@@ -28,6 +28,9 @@ CONFIDENCE_MANY = 30
 # Colour sensor: how long a drop waits for its colour before it is sent as "unknown"; a cube slides
 # down the ramp to the sensor in 100-300 ms.
 COLOUR_WAIT_US = 700000
+# A colour seen sooner than this after a drop's beam pulse cannot be that drop's cube (it is still
+# falling): it is the late colour of a drop already sent as unknown, and it colours nothing.
+COLOUR_MIN_SLIDE_US = 60000
 
 # Link: first retransmission of an unacknowledged drop, then doubling up to the maximum while the
 # host stays silent (a host that is not there must not be flooded when it comes back).

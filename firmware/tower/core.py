@@ -46,11 +46,17 @@ class Tower:
     def edge(self, blocked, t_us):
         self._pulses(self.beam.edge(blocked, t_us))
 
-    def colour(self, code):
-        """The colour sensor recognised a cube: it belongs to the oldest drop still waiting."""
-        if self._waiting:
-            t_us, confidence, _ = self._waiting.pop(0)
-            self._record(t_us, code, confidence)
+    def colour(self, code, t_us):
+        """The colour sensor recognised a cube at ``t_us``: it belongs to the oldest drop still
+        waiting, if that drop's cube can have reached the sensor by then.
+
+        Cubes reach the sensor in the order they fell, so the oldest waiting drop is the one. A
+        colour too soon after it is the late colour of a drop that has gone out as unknown:
+        giving it to the waiting drop would shift every later colour onto the wrong cube."""
+        self._expire(t_us)
+        if self._waiting and t_us - self._waiting[0][0] >= self.cfg.COLOUR_MIN_SLIDE_US:
+            start_us, confidence, _ = self._waiting.pop(0)
+            self._record(start_us, code, confidence)
         else:
             self.stray_colours += 1
 
@@ -73,9 +79,7 @@ class Tower:
     def poll(self, now_us):
         self._now = now_us
         self._pulses(self.beam.poll(now_us))
-        while self._waiting and now_us >= self._waiting[0][2]:
-            t_us, confidence, _ = self._waiting.pop(0)
-            self._record(t_us, 0, confidence)
+        self._expire(now_us)
         out = bytearray()
         if self._status_due is not None:
             out.extend(self.status(self._status_due))
@@ -148,6 +152,12 @@ class Tower:
                     self._waiting.append([pulse.start_us, pulse.confidence, deadline])
                 else:
                     self._record(pulse.start_us, 0, pulse.confidence)
+
+    def _expire(self, now_us):
+        """Drops whose colour has not come by their deadline go out as unknown."""
+        while self._waiting and now_us >= self._waiting[0][2]:
+            t_us, confidence, _ = self._waiting.pop(0)
+            self._record(t_us, 0, confidence)
 
     def _record(self, t_us, colour, confidence):
         self.log.append(self.boot_id, self.next_seq, t_us, colour, confidence)

@@ -151,7 +151,7 @@ def test_a_lost_restored_drop_is_not_overtaken_by_the_new_boots_first() -> None:
         device.edge(True, t_us)
         device.edge(False, t_us + 6000)
         link(device, t_us + 6000 + config.MERGE_GAP_US)  # the pulse is decided...
-        device.colour(COLOURS.index(colour))  # ... and the colour sensor sees the cube
+        device.colour(COLOURS.index(colour), t_us + 150_000)  # ... the sensor sees the cube
 
     before = core.Tower(BOOT, store, colour_sensor=True)
     link(before, 0)

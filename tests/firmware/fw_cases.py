@@ -362,7 +362,7 @@ def case_colour_sensor_colours_the_waiting_drop_or_times_out():
     t.poll(0)
     cube(t, 1000)
     assert drops(t.poll(20000)) == []  # waits for the sensor
-    t.colour(4)
+    t.colour(4, 150000)  # the cube reached the sensor 149 ms after it fell
     (d,) = drops(t.poll(200000))
     assert d[3] == 4
     t.receive(frame.pack(frame.T_ACK, struct.pack(frame.ACK_FMT, 5, 1)))
@@ -371,6 +371,38 @@ def case_colour_sensor_colours_the_waiting_drop_or_times_out():
     assert drops(t.poll(300000 + config.COLOUR_WAIT_US - 1)) == []
     (d,) = drops(t.poll(300000 + config.COLOUR_WAIT_US))
     assert (d[1], d[3]) == (2, colour.UNKNOWN)
+
+
+def case_a_late_colour_does_not_colour_the_next_drop():
+    # Cube 1 sticks on the ramp: its drop goes out as unknown at its deadline. Cube 2 falls
+    # 20 ms before cube 1's colour finally comes; cube 2's own colour comes 200 ms after it fell.
+    t = core.Tower(6, colour_sensor=True)
+    t.poll(0)
+    cube(t, 1000)
+    t.poll(20000)
+    wait = config.COLOUR_WAIT_US
+    (d,) = drops(t.poll(1000 + wait))
+    assert (d[1], d[3]) == (1, colour.UNKNOWN)
+    cube(t, 1000 + wait + 10000)
+    t.poll(1000 + wait + 20000)
+    t.colour(4, 1000 + wait + 30000)  # cube 1's red, late: cube 2 is still falling
+    assert t.stray_colours == 1 and t.awaiting_colour() == 1
+    t.colour(2, 1000 + wait + 210000)
+    (d,) = drops(t.poll(1000 + wait + 220000))
+    assert (d[1], d[3]) == (2, 2)  # cube 2 is green, not red
+
+
+def case_a_colour_after_the_deadline_finds_the_drop_gone():
+    # The sensor loop may see a colour before poll() has sent the drop that waited too long:
+    # the drop still goes out as unknown, and the colour colours nothing.
+    t = core.Tower(7, colour_sensor=True)
+    t.poll(0)
+    cube(t, 1000)
+    t.poll(20000)
+    t.colour(3, 1000 + config.COLOUR_WAIT_US + 5000)
+    assert t.stray_colours == 1 and t.awaiting_colour() == 0
+    (d,) = drops(t.poll(1000 + config.COLOUR_WAIT_US + 6000))
+    assert (d[1], d[3]) == (1, colour.UNKNOWN)
 
 
 def case_garbage_from_the_host_is_counted_not_fatal():
