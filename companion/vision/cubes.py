@@ -633,6 +633,14 @@ def top_cubes(
         # A bent row or an L at a slant can put a cell's centre off the top: the top's area
         # keeps a floor under the cells it is found to cover.
         shape = max(cells, round(top.area / unit / config.top_area_floor))
+    if (
+        shape == 2
+        and side is not None
+        and top.width >= config.top_l_width * side
+        and fill < config.top_l_fill
+        and top.area >= config.top_l_area * unit
+    ):
+        shape = 3  # an L of three at a slant (see VisionConfig.top_l_width)
     if footprint <= 0 or top.outline <= 0 or top.area < config.top_grown_from * unit:
         return shape
     return max(1, math.floor((shape + grown_cubes(top, unit, footprint)) / 2 + 0.5))
