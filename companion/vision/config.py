@@ -40,6 +40,13 @@ class VisionConfig:
     # A lone cube in a far, blurred corner shows no top and reads from 0.3 (hard seeds 0-29:
     # 0.35 -> 0.3 found 11 such cubes and made 3 specks cubes).
     min_blob_cubes: float = 0.3
+    # ... but a patch not black is counted from this share (the cube-top factor still goes by
+    # min_blob_cubes): a faint far cube (dim pink or blue, a sliver of its top in the colour)
+    # reads 0.2-0.3, where no speck that big stood apart from a counted cube (per-patch study
+    # of hard Carolus seeds 100-159: wrong patches 62 -> 53; vision_errors on those seeds
+    # 84 -> 75 wrong counts, none made wrong). Black specks are print as often: not for them
+    # (hard El Grande seed 3 galicia/black 2 -> 3, held-out seed 20 aragon/black 2 -> 3).
+    min_counted_cubes: float = 0.22
     # A cube's pixels (top and lit sides) show as if from this share of its height above the
     # board: it is counted at the foot under that point (standing.feet_of), not off it (hard
     # sets: 0 -> 0.5 took wrong counts El Grande 18 -> 17, Carolus 26 -> 25 on the bench cases;

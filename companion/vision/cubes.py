@@ -459,11 +459,13 @@ def count_patches(
     weighed together (see top_cubes; not black tops).
     """
     least_width = config.black_top_width if black else 0.0
+    # (Black specks are bits of the board's print as often as far cubes.)
+    least_cubes = config.min_blob_cubes if black else config.min_counted_cubes
     blobs: list[Blob] = []
     for p in patches:
         unit = p.footprint * factor
         estimate = p.area / unit
-        if estimate < config.min_blob_cubes or estimate > config.max_blob_cubes:
+        if estimate < least_cubes or estimate > config.max_blob_cubes:
             continue  # a speck; or a patch of print or cloth no pile of cubes could make
         cubes = max(1, round(estimate - 0.25))  # see the tops below: the bar for two is high
         x, y, w, h = p.bbox

@@ -299,6 +299,17 @@ def test_specks_are_not_cubes() -> None:
     assert find_blobs(mask, SIDE * SIDE, SIDE) == []
 
 
+def test_a_faint_far_cube_is_a_cube_but_a_black_speck_as_big_is_not() -> None:
+    # As measured on hard rendered Carolus tables (seeds 100-159): a dim pink or blue cube far
+    # off shows only a sliver of its top in its colour, 0.2-0.3 of a cube top; black specks
+    # that big are bits of the board's print as often.
+    sliver = np.zeros((40, 40), np.uint8)
+    sliver[15:20, 15:20] = 255  # 25 px of a 100 px cube top
+    patches = measure(sliver, SIDE * SIDE, SIDE)
+    assert [b.cubes for b in count_patches(patches, 1.0)] == [1]
+    assert count_patches(patches, 1.0, black=True) == []
+
+
 def test_a_thin_black_line_is_no_cube_but_a_thin_piece_of_a_top_is() -> None:
     """Black is the colour of the board's print lines and of other pieces' shaded sides:
     a patch with no whole top, thin and longer than a cube, is a line; as thin but short, it
