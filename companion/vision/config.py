@@ -40,6 +40,13 @@ class VisionConfig:
     # A lone cube in a far, blurred corner shows no top and reads from 0.3 (hard seeds 0-29:
     # 0.35 -> 0.3 found 11 such cubes and made 3 specks cubes).
     min_blob_cubes: float = 0.3
+    # ... but a patch not black is counted from this share (the cube-top factor still goes by
+    # min_blob_cubes): a faint far cube (dim pink or blue, a sliver of its top in the colour)
+    # reads 0.2-0.3, where no speck that big stood apart from a counted cube (per-patch study
+    # of hard Carolus seeds 100-159: wrong patches 62 -> 53; vision_errors on those seeds
+    # 84 -> 75 wrong counts, none made wrong). Black specks are print as often: not for them
+    # (hard El Grande seed 3 galicia/black 2 -> 3, held-out seed 20 aragon/black 2 -> 3).
+    min_counted_cubes: float = 0.22
     # A cube's pixels (top and lit sides) show as if from this share of its height above the
     # board: it is counted at the foot under that point (standing.feet_of), not off it (hard
     # sets: 0 -> 0.5 took wrong counts El Grande 18 -> 17, Carolus 26 -> 25 on the bench cases;
@@ -145,6 +152,16 @@ class VisionConfig:
     # hard Carolus seeds 100-159: wrong tops 46 -> 45 from 1.3 to 1.6; without the area's
     # word a row of three 1.74 wide read four).
     top_stagger_width: float = 1.5
+    # A top counted two that is at least top_l_width sides wide (two cubes across: a pair's is
+    # ~1), fills under top_l_fill of its rectangle and reads at least top_l_area cube tops is
+    # an L of three: three of the 2 x 2 rectangle's cells, whose centres a slant puts off the
+    # top (a pair fills ~0.7 of its 2 x 1 rectangle). Per-top study of hard Carolus seeds
+    # 100-159 (3504 single-top patches): wrong 41 -> 34, none made wrong; area 2.3-2.5 and
+    # width 1.5-1.55 the same, fill 0.55 or 0.57: 35. (Width 1.5 made a pair 1.54 wide three
+    # on held-out seed 18; a pair with its lit side joined, 1.69 wide, still reads three.)
+    top_l_width: float = 1.55
+    top_l_fill: float = 0.56
+    top_l_area: float = 2.4
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5

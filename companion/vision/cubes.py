@@ -459,11 +459,13 @@ def count_patches(
     weighed together (see top_cubes; not black tops).
     """
     least_width = config.black_top_width if black else 0.0
+    # (Black specks are bits of the board's print as often as far cubes.)
+    least_cubes = config.min_blob_cubes if black else config.min_counted_cubes
     blobs: list[Blob] = []
     for p in patches:
         unit = p.footprint * factor
         estimate = p.area / unit
-        if estimate < config.min_blob_cubes or estimate > config.max_blob_cubes:
+        if estimate < least_cubes or estimate > config.max_blob_cubes:
             continue  # a speck; or a patch of print or cloth no pile of cubes could make
         cubes = max(1, round(estimate - 0.25))  # see the tops below: the bar for two is high
         x, y, w, h = p.bbox
@@ -633,6 +635,14 @@ def top_cubes(
         # A bent row or an L at a slant can put a cell's centre off the top: the top's area
         # keeps a floor under the cells it is found to cover.
         shape = max(cells, round(top.area / unit / config.top_area_floor))
+    if (
+        shape == 2
+        and side is not None
+        and top.width >= config.top_l_width * side
+        and fill < config.top_l_fill
+        and top.area >= config.top_l_area * unit
+    ):
+        shape = 3  # an L of three at a slant (see VisionConfig.top_l_width)
     if footprint <= 0 or top.outline <= 0 or top.area < config.top_grown_from * unit:
         return shape
     return max(1, math.floor((shape + grown_cubes(top, unit, footprint)) / 2 + 0.5))

@@ -254,6 +254,29 @@ def test_a_brick_of_four_read_one_cell_across_is_four_cubes(angle: float) -> Non
     assert top_shape(rows((0.0, 0.0), 3.0, 0.8), side, DEFAULT_CONFIG)[2:] == (3, 0)
 
 
+@pytest.mark.parametrize(
+    ("area", "width", "fill", "cubes"),
+    [
+        (3.74, 1.76, 0.55, 3),  # an L of three: two cubes across, half its rectangle bare
+        (3.74, 1.76, 0.70, 2),  # as wide, but filling its rectangle as a pair's top does
+        (2.60, 1.20, 0.52, 2),  # a pair, as ragged but one cube across
+        (2.20, 1.76, 0.52, 2),  # too small for three cubes' tops
+    ],
+)
+def test_an_l_of_three_at_a_slant_is_three_cubes(
+    area: float, width: float, fill: float, cubes: int
+) -> None:
+    # As measured on a hard rendered Carolus table (seed 6 t06, blue: three cubes in an L at a
+    # slant, one top 2.48 x 1.76 sides, 3.74 cube tops, filling 0.55 of its rectangle): the
+    # rectangle lies along the L's diagonal and two of its cells' centres found the top.
+    side, length = 10.0, 2.48
+    unit = fill * length * width * side**2 / area
+    top = Top(area * unit, 4.0, 0.0, 0.0, length * side, width * side, cells=2)
+    assert top_cubes(top, unit, DEFAULT_CONFIG, side=side) == cubes
+    # Without the cube's side there, the cells' count stands.
+    assert top_cubes(top, unit, DEFAULT_CONFIG) == 2
+
+
 def test_half_hidden_cube_lowers_confidence() -> None:
     mask = draw_cubes([(0, 0), (1, 0)])
     mask[:, 5 + SIDE + SIDE // 2 :] = 0  # the second cube half covered
@@ -274,6 +297,17 @@ def test_specks_are_not_cubes() -> None:
     mask = np.zeros((40, 40), np.uint8)
     mask[10:12, 10:12] = 255
     assert find_blobs(mask, SIDE * SIDE, SIDE) == []
+
+
+def test_a_faint_far_cube_is_a_cube_but_a_black_speck_as_big_is_not() -> None:
+    # As measured on hard rendered Carolus tables (seeds 100-159): a dim pink or blue cube far
+    # off shows only a sliver of its top in its colour, 0.2-0.3 of a cube top; black specks
+    # that big are bits of the board's print as often.
+    sliver = np.zeros((40, 40), np.uint8)
+    sliver[15:20, 15:20] = 255  # 25 px of a 100 px cube top
+    patches = measure(sliver, SIDE * SIDE, SIDE)
+    assert [b.cubes for b in count_patches(patches, 1.0)] == [1]
+    assert count_patches(patches, 1.0, black=True) == []
 
 
 def test_a_thin_black_line_is_no_cube_but_a_thin_piece_of_a_top_is() -> None:
