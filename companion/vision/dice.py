@@ -121,8 +121,8 @@ def die_pixels(
         return np.zeros(tray.shape, bool)
     lab8 = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8), cv2.COLOR_BGR2Lab)
     ref = median_u8(_rows(lab8, inner)).astype(np.float32)
-    lab = lab8.astype(np.float32)
-    chroma = np.hypot(lab[..., 1] - ref[1], lab[..., 2] - ref[2])
+    # (The 8-bit a and b less the float32 reference: float32, as of the whole Lab made float.)
+    chroma = np.hypot(lab8[..., 1] - ref[1], lab8[..., 2] - ref[2])
     # A die: well above the tray's level (its lit top and sides) and above the board's where
     # it stands out over the tray's edge, or its saturated spot (a blue spot can be as dark as
     # the tray).
