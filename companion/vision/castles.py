@@ -34,6 +34,7 @@ from companion.vision.local_print import (
     GREY,
     lab_distance,
     local_print,
+    median_columns,
     median_rows,
     percentile_rows,
 )
@@ -228,7 +229,9 @@ def _marker_lights(pixels: Image, samples: _Gathered) -> list[TileLight]:
     a = median_rows(counts(paper_ab[:, 1], paper_row))
     b = median_rows(counts(paper_ab[:, 2], paper_row))
     light[np.arange(256) < np.ceil(least)[:, None]] = 0
-    ink = percentile_rows(counts(np.take(pixels[:, 0], samples.code), samples.code_row), 5, GREY)
+    # (Whole pixels gathered, then their lightness: np.take copies a strided column whole.)
+    code = np.take(pixels, samples.code, axis=0)[:, 0]
+    ink = percentile_rows(counts(code, samples.code_row), 5, GREY)
     paper = median_rows(light, GREY)
     return [
         TileLight(float(p), float(i), (float(x) - 128.0, float(y) - 128.0))
@@ -353,7 +356,7 @@ def castle_blobs(
                 (cx + bx, cy + by),
                 area,
                 float(dist.max()) / width,
-                float(np.median(table.share(lightness[core], places[core]))),
+                float(median_columns(table.share(lightness[core], places[core])[:, None])[0]),
                 float(table.share(print_lightness[[beside]], places[[beside]])[0]),
                 typical,
             )

@@ -177,7 +177,9 @@ class ColourModel:
         frames of the same table almost every pixel is one lookup.
         """
         cache = self._bgr_labels
-        labels: U8Image = np.take(cache, packed)
+        # (Indices made NumPy's own integers first: np.take converts 32-bit unsigned ones
+        # at several times the cost.)
+        labels: U8Image = np.take(cache, packed.astype(np.intp))
         missing = labels == _PENDING
         if cv2.countNonZero(missing.view(np.uint8)):
             keys = packed[missing]

@@ -81,20 +81,6 @@ class Top(NamedTuple):
     outline: float = 0.0  # its outline's length, pixels (0: not measured, a lone cube's top)
     staggered: int = 0  # cells covered on two across, when judged so (see top_shape)
 
-    def moved(self, dx: float, dy: float) -> Top:
-        # (Built directly: NamedTuple._replace costs several times as much.)
-        return Top(
-            self.area,
-            self.thick,
-            self.x + dx,
-            self.y + dy,
-            self.length,
-            self.width,
-            self.cells,
-            self.outline,
-            self.staggered,
-        )
-
 
 @dataclass(frozen=True)
 class Patch:
@@ -183,7 +169,19 @@ def measure_planes(
         boxes = (left, py[first], right - left + 1, py[last] - py[first] + 1)
         dark = np.isin(plane[first], dark_planes)
         counted, tops = _tops(
-            comps, at, (py, px), boxes, light, own, top_share, fp, side, config, dark, outlines
+            comps,
+            at,
+            (py, px),
+            boxes,
+            light,
+            own,
+            top_share,
+            fp,
+            side,
+            config,
+            dark,
+            outlines,
+            (shift_x, shift_y),
         )
     # The order OpenCV finds components in (2x2 blocks in raster order), inside each group's
     # box when grouped: later stages take the first of equals.
@@ -209,7 +207,7 @@ def measure_planes(
         part = (comp_map[y0 : y1 + 1, x0 : x1 + 1] == i + 1).astype(np.uint8)
         dx, dy = dxs[i], dys[i]
         box = (x0 + dx, y0 + dy, x1 - x0 + 1, y1 - y0 + 1)
-        its = tuple(t.moved(dx, dy) for t in tops[i])
+        its = tuple(tops[i])
         patch = Patch(float(areas[i]), (xs[i], ys[i]), box, fps[i], sides[i], part, its)
         out[on_plane[i]].append(patch)
     return out
@@ -237,12 +235,14 @@ def _tops(
     config: VisionConfig,
     dark: npt.NDArray[Any] | None = None,
     outlines: bool = True,
+    shift: tuple[npt.NDArray[Any], npt.NDArray[Any]] | None = None,
 ) -> tuple[npt.NDArray[Any], list[list[Top]]]:
     """Counted (top) pixels of each component and its bright tops (in the mask's own
     coordinates), each top a 4-connected patch of the top pixels. The pixels (``at``, raster
     order) with their lightness and whether each is the mask's (``own``); ``box``: each
     component's box (x, y, w, h); ``fp``/``side``: each component's cube top area and side;
-    ``dark``: whether each component is black (its tops' small holes filled)."""
+    ``dark``: whether each component is black (its tops' small holes filled); ``shift``: each
+    component's offset (x, y) from the mask to the image its tops' points are given in."""
     m = comps.n
     comp = comps.label
     hist = np.bincount(comp[own] * 64 + (light[own] >> 2), minlength=m * 64)
@@ -292,6 +292,8 @@ def _tops(
     # (Python lists: one conversion each, not a NumPy scalar per top and value.)
     counts, owners, deepest_x, deepest_y = sizes.tolist(), owner.tolist(), tx.tolist(), ty.tolist()
     depths, fps, sides = best.tolist(), fp.tolist(), side.tolist()
+    # (Each top made where it lies in the image at once: not made again, moved, per patch.)
+    dxs, dys = (shift[0].tolist(), shift[1].tolist()) if shift is not None else ([0] * m, [0] * m)
     for j in kept[np.argsort(first[kept], kind="stable")].tolist():  # raster order, as OpenCV
         area, o = float(counts[j]), owners[j]
         length = width = math.sqrt(area)
@@ -307,10 +309,10 @@ def _tops(
                 part |= (parts[y0 : y0 + part.shape[0], x0 : x0 + part.shape[1]] == j + 1).view(
                     np.uint8
                 )
-            length, width, cells, staggered = top_shape(_holes_filled(part), sides[o], config)
+            length, width, cells, staggered = top_shape(part, sides[o], config)
             if outlines and (dark is None or not dark[o]):
                 outline = outline_length(part)
-        x, y = float(deepest_x[j]), float(deepest_y[j])
+        x, y = float(deepest_x[j]) + dxs[o], float(deepest_y[j]) + dys[o]
         tops[o].append(Top(area, depths[j], x, y, length, width, cells, outline, staggered))
     return counted.astype(np.float64), tops
 
@@ -545,6 +547,8 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
     row of n is n sides long; a block or an L covers the cells of its rectangle that hold a
     cube, judged at each cell's centre, far from the blurred edges.
     """
+    # (The holes a top encloses lie inside its hull: its rectangle is the same with them
+    # filled or not, and they are filled only where its cells are judged, see _holes_filled.)
     box = cv2.boxPoints(cv2.minAreaRect(cv2.findNonZero(part)))
     origin = box[0]
     edges = box[[1, 3]] - origin
@@ -560,6 +564,7 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
     if along * across == 1:
         return length, width, 1, 0
     u, v = edges[long_i], edges[1 - long_i]
+    part = _holes_filled(part)
     cells = _cells_covered(part, origin, u, v, along, across)
     staggered = 0
     if across == 1 and along == 3 and width >= config.top_stagger_width * side:

@@ -149,7 +149,9 @@ class SkinColours:
         if light != self._light:
             self._table[:] = 0
             self._light = light
-        bits = np.take(self._table, packed)
+        # (Indices made NumPy's own integers first: np.take converts 32-bit unsigned ones
+        # at several times the cost.)
+        bits = np.take(self._table, packed.astype(np.intp))
         missing = bits == 0
         if cv2.countNonZero(missing.view(np.uint8)):
             keys = packed[missing]

@@ -305,7 +305,8 @@ class Reader:
                 hand_off=geo.shadow_zone is not None,
             )
         hand = hand_check(
-            labels[half],
+            # (Made contiguous once: each of the check's tests on a strided view costs more.)
+            np.ascontiguousarray(labels[half]),
             skin.result(),
             geo.hand_zone,
             geo.area_zone,

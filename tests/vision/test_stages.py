@@ -478,6 +478,23 @@ def test_percentiles_and_medians_of_count_rows_are_numpys() -> None:
         assert grey_middle[k] == np.median(GREY[values])
 
 
+def test_quantiles_and_column_medians_of_floats_are_numpys() -> None:
+    from companion.vision.local_print import median_columns, quantile_of
+
+    rng = np.random.default_rng(9)
+    for n in (1, 2, 3, 4, 20, 21, 101, 400, 1001):  # (n - 1) * q whole and not
+        for dtype in (np.float32, np.float64):
+            values = (rng.random((n, 3)) * 300).astype(dtype)
+            values[:, 1] = np.round(values[:, 1] / 50)  # few distinct values: ties
+            middle = median_columns(values)
+            assert middle.dtype == dtype
+            assert np.array_equal(middle, np.median(values, axis=0))
+            for q in (0.0, 0.1, 0.4, 0.5, 0.75, 0.85, 0.999, 1.0):
+                for column in values.T:
+                    got = quantile_of(column, q)
+                    assert got == np.quantile(column, q) and type(got) is dtype
+
+
 @pytest.mark.parametrize("size", [3, 5, 9, 17, 23, 33, 45, 61])
 def test_an_ellipse_dilation_by_rectangles_is_opencvs(size: int) -> None:
     from companion.vision.masks import dilate_ellipse
