@@ -76,6 +76,9 @@ class ColourModel:
     min_chroma_share: float = DEFAULT_CONFIG.min_chroma_share
     fade_share: float = DEFAULT_CONFIG.fade_share
     hue_lightness_weight: float = DEFAULT_CONFIG.hue_lightness_weight
+    # Colours whose pixels may be duller than min_chroma_share: (name, share), the lower of
+    # the two applies (a model made more lenient, e.g. for faded pawns, stays so).
+    chroma_shares: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         if not self.pieces:
@@ -105,7 +108,9 @@ class ColourModel:
         best = np.full(bins.shape[0], np.inf, dtype=np.float32)
         labels = np.full(bins.shape[0], UNKNOWN, dtype=np.uint8)
         chroma = np.hypot(bins[:, 1] - 128.0, bins[:, 2] - 128.0)
-        for index, refs in enumerate(self.pieces.values()):
+        shares = dict(self.chroma_shares)
+        for index, (name, refs) in enumerate(self.pieces.items()):
+            share = min(shares.get(name, self.min_chroma_share), self.min_chroma_share)
             for ref in refs:
                 # Black, white and grey have no hue to go by: the shaded side of a red cube
                 # is as dark as black, so neutral colours accept only near-neutral pixels.
@@ -117,7 +122,7 @@ class ColourModel:
                 if not neutral:
                     # ... and a coloured piece is saturated: a grey mat or a shadow within
                     # reach of a dull, dim colour (blue, pink in dim light) is not that piece.
-                    better &= chroma >= self.min_chroma_share * ref_chroma
+                    better &= chroma >= share * ref_chroma
                 labels[better] = index + 1
                 best[better] = d[better]
         self._by_hue(bins, labels)

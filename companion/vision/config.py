@@ -23,6 +23,12 @@ class VisionConfig:
     # colour's reference chroma (a grey mat or a shadow may lie within the reject distance of a
     # dim blue or pink, but is far less saturated).
     min_chroma_share: float = 0.6
+    # ... but Carolus blue from this share: its cubes in dim light or shade keep their hue but
+    # lose chroma faster than the other colours (hard bench seed 1 t13: ~32 where the
+    # calibration's blue has 54), and no Carolus print nearby is that blue. Hard Carolus seeds
+    # 100-159: 75 -> 69 wrong counts (0.45 and 0.55: see the vision README). Not El Grande:
+    # its sea print is blue (hard bench 3 -> 11 wrong with it).
+    carolus_blue_chroma_share: float = 0.5
     # A coloured piece's pixels may fade toward grey (blur mixing them with the board, a far
     # corner, glare) down to this share of the reference chroma at no cost: along its own hue,
     # so a faded red is still nearer red than pink.

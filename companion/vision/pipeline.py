@@ -174,6 +174,10 @@ class Reader:
         self.layout = layout
         self.config = config
         self.colours = calibration.colours.with_config(config)
+        if layout.game == "carolus-magnus":
+            self.colours = replace(
+                self.colours, chroma_shares=(("blue", config.carolus_blue_chroma_share),)
+            )
         # Without the board's colours: a glared grande's top, or pawn, looked for (figures.py).
         self._bare = replace(self.colours, background=())
         self._faded = replace(self._bare, min_chroma_share=config.faded_pawn_chroma)

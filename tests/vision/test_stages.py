@@ -645,6 +645,21 @@ def test_a_grey_within_reach_of_a_dull_colour_is_not_that_colour() -> None:
     assert model.classify_one((80.0, 127.0, 126.0)) is None  # grey: far less saturated
 
 
+def test_a_colour_given_its_own_chroma_share_takes_duller_pixels() -> None:
+    # Carolus blue as a calibration sampled it (chroma ~54), and its cube in dim light with
+    # the same hue at chroma ~31 (hard bench seed 1 t13): under 0.6 of blue's chroma.
+    blue = (70.0, 138.0, 75.0)
+    dim = (70.0, 134.0, 97.0)
+    strict = ColourModel({"blue": (blue,)}, background=())
+    lenient = replace(strict, chroma_shares=(("blue", 0.5),))
+    assert strict.classify_one(dim) is None
+    assert lenient.classify_one(dim) == "blue"
+    assert lenient.classify_one((80.0, 127.0, 126.0)) is None  # a grey stays no piece
+    # A model already more lenient than the colour's own share stays so.
+    faded = replace(strict, min_chroma_share=0.3, chroma_shares=(("blue", 0.5),))
+    assert faded.classify_one((70.0, 132.0, 108.0)) == "blue"  # chroma ~20: 0.37 of blue's
+
+
 def test_shade_and_fading_change_a_pieces_lightness_and_chroma_not_its_hue() -> None:
     # Red and pink as a calibration sampled them, and the board (hard rendered Carolus cases).
     refs = {"red": ((78.0, 174.0, 158.0),), "pink": ((148.0, 164.0, 123.0),)}
