@@ -108,6 +108,24 @@ class VisionConfig:
     # seeds 100-159), whose cells test often finds one cell (the band leaves a darker middle or
     # a noise dent out). Seeds 100-159: four pairs read 1 -> 2, none else changed.
     black_top_cube_length: float = 1.05
+    # ... and so does a ragged one (filling under top_min_fill: noise frays a pair's band into
+    # a ring or a comb, 0.34-0.47 of its rectangle) when it is its patch's only whole top, at
+    # most this many sides wide (a row's) and at least black_row_length long (lone black tops
+    # are up to 1.5). Hard El Grande seeds 100-159, per black patch: wrong 23 -> 19 (pairs
+    # 1.66-2.25 long, 1.0-1.26 wide), none made wrong; width 1.2 20, 1.4 breaks a lone top,
+    # length 1.5-1.6 alike, 1.7-1.8 20-21. Only when alone: a top 1.77 long beside another
+    # whole top in its patch was one cube and a neighbour's rim (held-out seed 32 court_2).
+    black_row_width: float = 1.3
+    black_row_length: float = 1.6
+    # A black patch read as one cube is two when the patch itself (its tops, sides and blurred
+    # rims; enclosing rectangle, sides) is at least this long, at most black_pair_width wide
+    # and covers black_pair_area cube tops or more: the band found one cube's top of a pair
+    # (the other out of band) or a pair's too thin to be whole. Hard El Grande seeds 100-159:
+    # lone cubes' patches up to 1.86 long (1.44 wide), pairs read one 2.01-2.75 long, 1.20-1.32
+    # wide, 1.5-2.7 tops; the one patch of glare's that long covers 0.82 tops.
+    black_pair_length: float = 1.93
+    black_pair_width: float = 1.4
+    black_pair_area: float = 1.2
     # A bright top is that many cubes whose seams blur erased; each of them reads this many cube
     # tops (bevels and blur halo join in). On the hard renders a lone top reads at most ~1.5 and
     # two merged ones from ~1.6: the bar for two lies between.

@@ -488,8 +488,12 @@ def count_patches(
                 # (A black top is its darkest face inside bright bevels, not a face blur ate
                 # into: no band to give back.)
                 model = p.footprint if clusters and not black else 0.0
+                alone = len(whole) == 1
                 cubes = sum(
-                    max(top_cubes(t, unit, config, model, p.side), _black_row(t, p.side, config))
+                    max(
+                        top_cubes(t, unit, config, model, p.side),
+                        _black_row(t, p.side, config, alone),
+                    )
                     if black
                     else top_cubes(t, unit, config, model, p.side)
                     for t in whole
@@ -499,6 +503,8 @@ def count_patches(
         thin = config.min_patch_thickness * p.side
         if black and not whole and _line(p.comp, thin, config.line_length * p.side):
             continue
+        if black and cubes == 1 and _black_pair(p, config):
+            cubes = 2
         centres: tuple[tuple[float, float], ...] = (p.centroid,) * cubes
         if cubes > 1 and (split is None or split[y : y + h, x : x + w][p.comp > 0].any()):
             centres = _split(p.comp, cubes, x, y)
@@ -517,14 +523,34 @@ def _small_solid(top: Top, footprint: float, config: VisionConfig) -> bool:
     )
 
 
-def _black_row(top: Top, side: float, config: VisionConfig) -> int:
+def _black_row(top: Top, side: float, config: VisionConfig, alone: bool = False) -> int:
     """Cubes in a row a black top's length holds, when the top fills its rectangle (a ragged
     top, as one merged with a print line, is not measured so): a merged pair's cells test
     often finds one cell, the band leaving its darker middle or a noise dent out, but its
-    length stays (see VisionConfig.black_top_cube_length)."""
-    if top.area < config.top_min_fill * top.length * top.width:
+    length stays (see VisionConfig.black_top_cube_length). A ragged top is measured so too
+    when it is its patch's only whole top and as narrow as a row (a pair whose band is
+    frayed: see VisionConfig.black_row_width)."""
+    if top.area < config.top_min_fill * top.length * top.width and not (
+        alone
+        and top.width <= config.black_row_width * side
+        and top.length >= config.black_row_length * side
+    ):
         return 0
     return round(top.length / (config.black_top_cube_length * side))
+
+
+def _black_pair(patch: Patch, config: VisionConfig) -> bool:
+    """Whether a black patch read as one cube is a pair by its whole extent: its band found
+    one cube's top (or a frayed pair's, too thin to be whole), but the patch, tops, sides and
+    rims, is as long as two cubes side by side, as narrow as a row and as big as a pair (see
+    VisionConfig.black_pair_length)."""
+    if np.count_nonzero(patch.comp) < config.black_pair_area * patch.footprint:
+        return False
+    long, short = sorted(cv2.minAreaRect(cv2.findNonZero(patch.comp))[1], reverse=True)
+    return (
+        long + 1.0 >= config.black_pair_length * patch.side
+        and short + 1.0 <= config.black_pair_width * patch.side
+    )
 
 
 def _line(comp: U8Image, thickness: float, length: float) -> bool:
