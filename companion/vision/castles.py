@@ -8,11 +8,14 @@ Every tile carries a printed marker, white paper and black ink under the same li
 castle beside it: a castle's lightness is read as a share of the way from the ink to the paper,
 and the paper's tint is the light's colour cast, taken off before judging the castle hueless.
 
-Speed: the tiles cover a third of the working image, castles a few per cent of them. What
-depends only on where the tiles lie (the tiles' pixels, each marker's paper and ink samples) is
-worked out once per tile placement (:class:`TileView`); per frame, the tests are made one after
-the other on the pixels still in play, the first (nearly hueless before the cast is taken off)
-over the tiles' box in one OpenCV pass.
+Speed: the tiles cover a third of the working image, castles a few per cent of them. Castles
+are read at their own resolution: the tiles' box binned 2x2 when a castle stays
+``castle_bin_px`` wide there (a 1080p frame's), as it is otherwise; the markers' thin paper
+bands are sampled at the working image's resolution, only those pixels made Lab. What depends
+only on where the tiles lie (the tiles' pixels and places at the search's resolution, each
+marker's paper and ink samples) is worked out once per tile placement (:class:`TileView`); per
+frame, the tests are made one after the other on the pixels still in play, the first (nearly
+hueless before the cast is taken off) over the tiles' box in one OpenCV pass.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ class TileLight:
 
 @dataclass(frozen=True)
 class _Samples:
-    """Where a tile marker's paper band and ink lie: flat indices into the Lab region."""
+    """Where a tile marker's paper band and ink lie: flat indices into the working image."""
 
     band: npt.NDArray[Any]
     code: npt.NDArray[Any]
@@ -100,44 +103,56 @@ class _Gathered:
 
 @dataclass(frozen=True)
 class TileView:
-    """The tiles as the castle search sees them, for one geometry (tile placement)."""
+    """The tiles as the castle search sees them, for one geometry (tile placement): at the
+    castles' own resolution, the working image binned ``bin`` x ``bin`` when a castle stays
+    :attr:`VisionConfig.castle_bin_px` wide so (the Lab conversion, the print's median and the
+    tests cost a quarter); the markers' paper and ink are thin bands, sampled at the working
+    image's own resolution."""
 
-    region: tuple[int, int, int, int]  # x0, y0, x1, y1 of the working image made Lab
     box: tuple[int, int, int, int]  # the tiles' box (x, y, w, h) in the working image
-    on_tile: Image  # uint8, 255 on the tiles' readable pixels, over the box
-    places: Image  # each box pixel's place code (geo.place_map)
+    bin: int  # working pixels a side per castle-search pixel (1 or 2)
+    on_tile: Image  # uint8, 255 on the tiles' readable pixels, over the binned box
+    places: Image  # each binned box pixel's place code (geo.place_map)
     markers: Mapping[str, _Samples | None]  # None: the marker's window is too small
-    sampled: _Gathered  # the markers' samples, all in one
+    sampled: _Gathered  # the markers' samples (flat indices into the working image), all in one
 
     @classmethod
-    def of(cls, geo: Geometry) -> TileView | None:
+    def of(cls, geo: Geometry, layout: Layout, config: VisionConfig) -> TileView | None:
         """None when no tile is placed."""
         if geo.tile_mask is None:
             return None
+        step = 2 if castle_width(geo, layout) / 2 >= config.castle_bin_px else 1
+        w, h = geo.size
         bx, by, bw, bh = geo.tile_box
-        windows = {t: _marker_window(c, geo.size) for t, c in geo.tile_markers.items()}
-        x0, y0, x1, y1 = bx, by, bx + bw, by + bh
-        for win in windows.values():
-            if win is not None:
-                x0, y0 = min(x0, win[0]), min(y0, win[1])
-                x1, y1 = max(x1, win[2]), max(y1, win[3])
-        on_tile = (
-            geo.tile_mask[by : by + bh, bx : bx + bw] & ~geo.ignore[by : by + bh, bx : bx + bw]
-        )
-        markers: dict[str, _Samples | None] = {}
-        for tile, corners in geo.tile_markers.items():
-            win = windows[tile]
-            markers[tile] = (
-                None if win is None else _marker_samples(corners, win, (x0, y0), x1 - x0)
-            )
+        # (Whole bins only: the box's corner on a bin's, its end within the image.)
+        x0, y0 = bx - bx % step, by - by % step
+        x1 = min(bx + bw + (-(bx + bw)) % step, w - w % step)
+        y1 = min(by + bh + (-(by + bh)) % step, h - h % step)
+        on_tile = (geo.tile_mask[y0:y1, x0:x1] & ~geo.ignore[y0:y1, x0:x1]).astype(np.uint8)
+        on_tile *= np.uint8(255)
+        places = geo.place_map[y0:y1, x0:x1]
+        if step > 1:
+            # A bin is on a tile when all its pixels are (the mat's grey along a tile's edge
+            # would pass for a castle's); its place is its first pixel's.
+            size = ((x1 - x0) // step, (y1 - y0) // step)
+            on_tile = cv2.resize(on_tile, size, interpolation=cv2.INTER_AREA)
+            on_tile = np.where(on_tile == 255, on_tile, np.uint8(0))
+            places = places[::step, ::step]
+        markers = {t: _marker_samples(c, geo.size) for t, c in geo.tile_markers.items()}
         return cls(
-            (x0, y0, x1, y1),
-            (bx, by, bw, bh),
-            on_tile.astype(np.uint8) * np.uint8(255),
-            np.ascontiguousarray(geo.place_map[by : by + bh, bx : bx + bw]),
+            (x0, y0, x1 - x0, y1 - y0),
+            step,
+            np.ascontiguousarray(on_tile),
+            np.ascontiguousarray(places),
             markers,
             _Gathered.of(markers),
         )
+
+
+def castle_width(geo: Geometry, layout: Layout) -> float:
+    """A castle's width in working pixels (at the board's centre)."""
+    castle = layout.pieces.get("castle", {})
+    return float(castle.get("width", 13.0)) * geo.mm_px
 
 
 def _marker_window(
@@ -155,12 +170,11 @@ def _marker_window(
     return int(x0), int(y0), int(x1), int(y1)
 
 
-def _marker_samples(
-    corners: npt.NDArray[Any],
-    window: tuple[int, int, int, int],
-    origin: tuple[int, int],
-    width: int,
-) -> _Samples | None:
+def _marker_samples(corners: npt.NDArray[Any], size: tuple[int, int]) -> _Samples | None:
+    """A marker's paper band and ink as flat indices into the working image (``size``)."""
+    window = _marker_window(corners, size)
+    if window is None:
+        return None
     x0, y0, x1, y1 = window
     c = corners.astype(np.float64)
     mid = c.mean(axis=0)
@@ -178,18 +192,20 @@ def _marker_samples(
 
     def flat(mask: Image) -> npt.NDArray[Any]:
         ys, xs = np.nonzero(mask)
-        out: npt.NDArray[Any] = (ys + y0 - origin[1]) * width + (xs + x0 - origin[0])
+        out: npt.NDArray[Any] = (ys + y0) * size[0] + (xs + x0)
         return out
 
     return _Samples(flat(band), flat(code))
 
 
-def tile_lights(lab: Image, view: TileView, config: VisionConfig) -> dict[str, TileLight]:
-    """Each tile's light from its marker (``lab``: the view's region). A marker covered or out
-    of place (paper not clearly lighter than ink) gets the median light of the other tiles."""
-    pixels = lab.reshape(-1, 3)
+def tile_lights(image: Image, view: TileView, config: VisionConfig) -> dict[str, TileLight]:
+    """Each tile's light from its marker (``image``: the working image, BGR). A marker covered
+    or out of place (paper not clearly lighter than ink) gets the median light of the other
+    tiles."""
     found: dict[str, TileLight] = {}
-    for tile, light in zip(view.sampled.tiles, _marker_lights(pixels, view.sampled), strict=True):
+    for tile, light in zip(
+        view.sampled.tiles, _marker_lights(image.reshape(-1, 3), view.sampled), strict=True
+    ):
         if light.paper - light.ink >= config.marker_min_contrast:
             found[tile] = light
     if not found:
@@ -206,8 +222,8 @@ def tile_lights(lab: Image, view: TileView, config: VisionConfig) -> dict[str, T
 
 
 def _marker_lights(pixels: Image, samples: _Gathered) -> list[TileLight]:
-    """Each sampled marker's light (a row each: the counts of its samples' values, and
-    percentiles and medians of all rows at once)."""
+    """Each sampled marker's light (``pixels``: the working image's, BGR, N x 3; a row each:
+    the counts of its samples' values, and percentiles and medians of all rows at once)."""
     rows = len(samples.tiles)
     if not rows:
         return []
@@ -217,8 +233,10 @@ def _marker_lights(pixels: Image, samples: _Gathered) -> list[TileLight]:
         out: Image = np.bincount(at, minlength=rows * 256).reshape(rows, 256)
         return out
 
+    # Only the samples made Lab (OpenCV converts each pixel on its own: the same values as
+    # from the whole image made Lab).
     # (np.take: NumPy's fancy and boolean indexing of N x 3 rows cost several times as much.)
-    margin = np.take(pixels, samples.band, axis=0)
+    margin = _lab_rows(np.take(pixels, samples.band, axis=0))
     # The margin's lighter part: blur darkens its inner edge towards the code's black border.
     # (Percentiles and medians from 8-bit counts: NumPy's numbers, at a fraction of the cost.)
     light = counts(margin[:, 0], samples.band_row)
@@ -230,13 +248,19 @@ def _marker_lights(pixels: Image, samples: _Gathered) -> list[TileLight]:
     b = median_rows(counts(paper_ab[:, 2], paper_row))
     light[np.arange(256) < np.ceil(least)[:, None]] = 0
     # (Whole pixels gathered, then their lightness: np.take copies a strided column whole.)
-    code = np.take(pixels, samples.code, axis=0)[:, 0]
+    code = _lab_rows(np.take(pixels, samples.code, axis=0))[:, 0]
     ink = percentile_rows(counts(code, samples.code_row), 5, GREY)
     paper = median_rows(light, GREY)
     return [
         TileLight(float(p), float(i), (float(x) - 128.0, float(y) - 128.0))
         for p, i, x, y in zip(paper.tolist(), ink.tolist(), a.tolist(), b.tolist(), strict=True)
     ]
+
+
+def _lab_rows(bgr: Image) -> Image:
+    """N x 3 BGR pixels made Lab (8-bit)."""
+    out: Image = cv2.cvtColor(bgr[:, None, :], cv2.COLOR_BGR2Lab)[:, 0, :]
+    return out
 
 
 @dataclass(frozen=True)
@@ -310,30 +334,46 @@ def castle_blobs(
     castle's top, measured."""
     if view is None:
         return []
-    castle = layout.pieces.get("castle", {})
-    width = float(castle.get("width", 13.0)) * geo.mm_px
-    rx0, ry0, rx1, ry1 = view.region
-    lab = cv2.cvtColor(image[ry0:ry1, rx0:rx1], cv2.COLOR_BGR2Lab)
-    lights = tile_lights(lab, view, config)
+    lights = tile_lights(image, view, config)
     if not lights:
         return []
+    step = view.bin
+    width = castle_width(geo, layout) / step  # in the search's (binned) pixels
     bx, by, bw, bh = view.box
-    # Sensor noise in the dark (a black castle's hue) is strong: judged over 3x3 pixels.
-    sub = cv2.blur(lab[by - ry0 : by - ry0 + bh, bx - rx0 : bx - rx0 + bw], (3, 3))
-    print_ = view.on_tile
+    box = image[by : by + bh, bx : bx + bw]
+    pieces = None
     if labels is not None:
+        # The colour model's piece colours (cubes, Charlemagne) are left out of the print.
         pieces = cv2.inRange(labels[by : by + bh, bx : bx + bw], BACKGROUND + 1, UNKNOWN - 1)
-        print_ = cv2.bitwise_and(print_, cv2.bitwise_not(pieces))
+    if step > 1:
+        bw, bh = bw // step, bh // step
+        box = cv2.resize(box, (bw, bh), interpolation=cv2.INTER_AREA)
+        if pieces is not None:
+            # (A bin with any piece pixel in it is no print.)
+            pieces = cv2.resize(pieces, (bw, bh), interpolation=cv2.INTER_AREA)
+    # Sensor noise in the dark (a black castle's hue) is strong: judged over 3x3 pixels, or
+    # over a bin's 2x2 (a 3x3 blur of the bins, 6x6 pixels, mixes a castle's rim into its
+    # body: white ones read grey and grey ones black on hard seeds 100-159).
+    sub = cv2.cvtColor(box, cv2.COLOR_BGR2Lab)
+    if step == 1:
+        sub = cv2.blur(sub, (3, 3))
+    print_ = view.on_tile
+    if pieces is not None:
+        print_ = cv2.bitwise_and(print_, cv2.inRange(pieces, 0, 0))
     table = _Table.of(geo, lights)
     local = local_print(sub, print_, round(config.castle_print_window * width))
     where = hueless(sub, local, view, table, config)
     places = view.places.reshape(-1)
     print_lightness = local.reshape(-1, 3)[:, 0]
     typical = _median_share(local, print_, view, table)
-    neutral = np.zeros((bh, bw), np.uint8)
+    neutral: Image = np.zeros((bh, bw), np.uint8)
     neutral.reshape(-1)[where] = 1
-    kernel = np.ones((2, 2), np.uint8)
-    mask = cv2.morphologyEx(neutral, cv2.MORPH_OPEN, kernel)
+    # Specks a pixel wide are opened away; not on the bins (4x4 pixels: the thin parts of a
+    # castle's blob went, its middle moved towards its dark side and shadow, and white castles
+    # read grey, grey ones black on hard seeds 100-159).
+    mask = neutral
+    if step == 1:
+        mask = cv2.morphologyEx(neutral, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     mask = fill_small_holes(mask, config.castle_hole * width * width)
     n, blobs, stats, centroids = components(mask, connectivity=8)
     lightness = sub.reshape(-1, 3)[:, 0]
@@ -346,22 +386,32 @@ def castle_blobs(
         blob = blobs[y : y + h, x : x + w] == i
         dist = cv2.distanceTransform(np.pad(blob.astype(np.uint8), 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
         cx, cy = float(centroids[i][0]), float(centroids[i][1])
+        # (A bin's centre in working pixels: the middle of the pixels it holds.)
+        u, v = view.box[0] + (cx + 0.5) * step - 0.5, view.box[1] + (cy + 0.5) * step - 0.5
         # The body: the middle of the blob's thickest part.
-        ys, xs = nonzero(dist >= max(1.0, float(dist.max()) - config.castle_core * width))
+        ys, xs = nonzero(dist >= _core_depth(dist, config.castle_core * width))
         core = (ys + y) * bw + (xs + x)
+        body = float(median_columns(table.share(lightness[core], places[core])[:, None])[0])
         beside = min(int(cy), bh - 1) * bw + min(int(cx), bw - 1)
         out.append(
             CastleBlob(
-                place_at(cx + bx, cy + by),
-                (cx + bx, cy + by),
+                place_at(u, v),
+                (u, v),
                 area,
                 float(dist.max()) / width,
-                float(median_columns(table.share(lightness[core], places[core])[:, None])[0]),
+                body,
                 float(table.share(print_lightness[[beside]], places[[beside]])[0]),
                 typical,
             )
         )
     return out
+
+
+def _core_depth(dist: Image, less: float) -> float:
+    """The least depth of a blob's thickest part: ``less`` under its deepest pixel's, at least
+    a pixel (a one-pixel line's depth is OpenCV's 0.955: its whole)."""
+    deepest = float(dist.max())
+    return min(deepest, max(1.0, deepest - less))
 
 
 @dataclass(frozen=True)

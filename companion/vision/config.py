@@ -306,6 +306,13 @@ class VisionConfig:
     # 12 and at 10 alike; castles from 0.45) ...
     castle_contrast: float = 10.0
     castle_print_window: float = 4.0
+    # Castles are looked for on the tiles binned 2x2 (the Lab conversion, the print's median and
+    # the tests at a quarter of the cost) when a castle stays at least this many pixels wide
+    # there. Hard seeds 0-40 and 100-159 all read binned: from 7.05 px (castles from 14.1
+    # working px) as right as unbinned; below, phantom castles at 6.95, 6.25 and 4.5 px, castles
+    # lost at 6.7 and 4.7; half a pixel more kept clear of those. The speed bench's 1080p
+    # frames (castles ~17 px) are binned, 720p ones (~11) are not.
+    castle_bin_px: float = 7.5
     # ... and with at most this share of the print's chroma along the print's hue (a shadow
     # on the tile keeps 0.4-0.75 of it, castles -0.7-0.2 once the cast is off).
     castle_print_hue: float = 0.35

@@ -229,7 +229,7 @@ class Reader:
             self._geometry = build_geometry(
                 self.calibration, self.layout, tiles, courts, self.config
             )
-            self._tiles = TileView.of(self._geometry)
+            self._tiles = TileView.of(self._geometry, self.layout, self.config)
             self._rows = court_rows(
                 self.calibration, self._geometry, self.layout, courts or {}, self.config
             )

@@ -3,15 +3,21 @@ never saw, and no castle where none stands."""
 
 from __future__ import annotations
 
+import functools
+import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pytest
 
 from benchmarks.bench_vision import POSITIONS, calibrated
+from companion.vision.castles import TileView, castle_blobs, castle_width
+from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.geometry import locate_movables
 from companion.vision.layout import load_layout
 from companion.vision.local_print import GREY
-from companion.vision.pipeline import Reader
+from companion.vision.pipeline import Reader, _place_at, working_image
 from companion.vision.synth import EASY, HARD, render
 
 
@@ -67,3 +73,49 @@ def test_hard_frames_show_each_castle_in_its_colour_and_no_other(seed: int) -> N
     obs = Reader(calibrated(layout, setup, seed, HARD), layout).read(image)
     assert not obs.occluded
     assert dict(obs.castles) == castles_on_tiles(truth)
+
+
+def test_castles_are_read_binned_in_a_1080p_frame_and_as_they_are_in_a_720p_one() -> None:
+    """Seed 3's castles are ~16 working px wide at 1080p, ~11 at 720p: binned 2x2 only in the
+    first, where they stay castle_bin_px wide."""
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](3)
+    for cond, want in ((EASY, 1), (HARD, 2)):
+        image, _ = render(position, layout, seed=3, conditions=cond)
+        calibration = calibrated(layout, setup, 3, cond)
+        reader = Reader(calibration, layout)
+        view = TileView.of(
+            reader.geometry(*locate_movables(image, calibration, layout)), layout, DEFAULT_CONFIG
+        )
+        assert view is not None and view.bin == want
+
+
+def test_a_castle_binned_is_where_and_what_it_is_at_full_resolution() -> None:
+    """Hard seed 3 (1080p, castles ~16 working px wide; a white castle in dim light and
+    Charlemagne's shadow on a tile) read on the tiles binned and not: each castle's blob found
+    on its tile at the same working-image point (within a sixth of a castle's width: the bins'
+    blob is not opened, the pixels' is), as thick, and of the same colour."""
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](3)
+    image, truth = render(position, layout, seed=3, conditions=HARD)
+    calibration = calibrated(layout, setup, 3, HARD)
+    want = castles_on_tiles(truth)
+    found = {}
+    for bin_px in (0.0, 1000.0):  # always binned, never
+        config = replace(DEFAULT_CONFIG, castle_bin_px=bin_px)
+        reader = Reader(calibration, layout, config)
+        geo = reader.geometry(*locate_movables(image, calibration, layout))
+        view = TileView.of(geo, layout, config)
+        assert view is not None and view.bin == (2 if bin_px == 0.0 else 1)
+        blobs = castle_blobs(
+            working_image(image, geo), view, geo, functools.partial(_place_at, geo), layout, config
+        )
+        castles = {b.place: b for b in blobs if b.thickness >= config.castle_thickness}
+        assert {p: b.colour(config) for p, b in castles.items()} == want
+        assert dict(reader.read(image).castles) == want
+        found[view.bin] = castles
+        width = castle_width(geo, layout)
+    for place in want:
+        binned, full = found[2][place], found[1][place]
+        assert math.dist(binned.centre, full.centre) <= width / 6, place
+        assert abs(binned.thickness - full.thickness) < 0.15, place
