@@ -648,6 +648,13 @@ def top_cubes(
         and top.area >= config.top_l_area * unit
     ):
         shape = 3  # an L of three at a slant (see VisionConfig.top_l_width)
+    elif (
+        shape == 2
+        and top.cells == 2
+        and fill >= config.top_min_fill
+        and top.length < config.top_square_aspect * top.width
+    ):
+        shape = 1  # a lone top blurred as wide as long (see VisionConfig.top_square_aspect)
     if footprint <= 0 or top.outline <= 0 or top.area < config.top_grown_from * unit:
         return shape
     return max(1, math.floor((shape + grown_cubes(top, unit, footprint)) / 2 + 0.5))
