@@ -186,6 +186,22 @@ class VisionConfig:
     top_l_width: float = 1.55
     top_l_fill: float = 0.56
     top_l_area: float = 2.4
+    # A top whose cells say two (not an L) but that is under this many times as long as wide
+    # is one cube's: blur spreads a lone far top as much across as along (1.6-1.9 sides long,
+    # 1.2-1.6 wide, 1.19-1.43 times as long as wide), and its two cells' centres both find it;
+    # a pair's top keeps its 2 x 1 shape (from 1.30 times as long as wide, median 2.0).
+    # Per-top study of hard Carolus seeds 100-159 (single-top patches): territories' wrong
+    # tops 39 -> 36, courts' 32 -> 31, none made wrong (1.2: 38; 1.35 made three pairs one).
+    top_square_aspect: float = 1.25
+    # A ragged top (under top_min_fill of its rectangle) of Carolus yellow or green cubes, the
+    # light colours, counts by its area over this many cube tops a cube (others:
+    # merged_top_cubes). Per-patch study of hard Carolus seeds 100-159: their ragged tops read
+    # 1.2-2.05 tops a cube (5 of 6 over-counted at 1.1), red and blue ones 0.44-1.39; wrong
+    # patches 87 -> 85 at 1.2, 84-85 at 1.3-1.4, 83 at 1.5-1.6, none made wrong. One bar for
+    # all colours (1.2) took hard held-out seeds 12-40 28 -> 31 (red and blue 4 -> 3; on seeds
+    # 100-159 the cubes it made wrong were red and blue too): the light colours only.
+    carolus_light_colours: tuple[str, ...] = ("yellow", "green")
+    light_ragged_top_cubes: float = 1.5
     # A big piece is found where the colour mask's inscribed radius passes this share of the
     # way from a cube's half side to the piece's own (minus the dark edge every piece shows).
     big_piece_radius_share: float = 0.5

@@ -444,6 +444,7 @@ def count_patches(
     split: npt.NDArray[Any] | None = None,
     black: bool = False,
     clusters: bool = False,
+    ragged: float | None = None,
 ) -> list[Blob]:
     """Cubes in each patch: area over (footprint x factor), rounded; checked by seeds.
 
@@ -459,6 +460,8 @@ def count_patches(
     ``clusters``: cubes lie pushed together at their own turns (El Grande's regions and
     courts), so a merged top's cells and its area grown back by the band blur ate are
     weighed together (see top_cubes; not black tops).
+
+    ``ragged``: cube tops each cube of a ragged top reads in this colour (see top_cubes).
     """
     least_width = config.black_top_width if black else 0.0
     # (Black specks are bits of the board's print as often as far cubes.)
@@ -495,7 +498,7 @@ def count_patches(
                         _black_row(t, p.side, config, alone),
                     )
                     if black
-                    else top_cubes(t, unit, config, model, p.side)
+                    else top_cubes(t, unit, config, model, p.side, ragged=ragged)
                     for t in whole
                 )
         else:
@@ -632,19 +635,23 @@ def top_cubes(
     config: VisionConfig,
     footprint: float = 0.0,
     side: float | None = None,
+    *,
+    ragged: float | None = None,
 ) -> int:
     """Cubes under one bright top: the cells of its rectangle it covers (see top_shape); a
     ragged top (a cube half under another piece, a glint) counts by its area. A top of
     several cubes (``footprint``, the model's top square, and its outline known) meets its
     area grown back by what blur ate (see grown_cubes) halfway; without ``footprint`` (black
     tops) the shape's count stands. ``side``: a cube's side there, pixels (unknown: no pair
-    is read from a long, narrow top)."""
+    is read from a long, narrow top); ``ragged``: cube tops each cube of a ragged top reads
+    (unknown: ``merged_top_cubes``)."""
     fill = top.area / max(1.0, top.length * top.width)
     # (Clusters at different turns: see top_cells_trusted. A black top, its darkest face
     # inside bright bevels, comes without the footprint: its cells are not so sure.)
     trusted = config.top_cells_trusted if footprint > 0 else math.inf
     if fill < config.top_min_fill and top.cells < trusted:
-        shape = max(1, round(top.area / unit / config.merged_top_cubes))
+        per_cube = config.merged_top_cubes if ragged is None else ragged
+        shape = max(1, round(top.area / unit / per_cube))
     else:
         cells = top.cells
         # A brick read one cell across (see top_shape) is as many cubes as its cells on two
@@ -674,6 +681,13 @@ def top_cubes(
         and top.area >= config.top_l_area * unit
     ):
         shape = 3  # an L of three at a slant (see VisionConfig.top_l_width)
+    elif (
+        shape == 2
+        and top.cells == 2
+        and fill >= config.top_min_fill
+        and top.length < config.top_square_aspect * top.width
+    ):
+        shape = 1  # a lone top blurred as wide as long (see VisionConfig.top_square_aspect)
     if footprint <= 0 or top.outline <= 0 or top.area < config.top_grown_from * unit:
         return shape
     return max(1, math.floor((shape + grown_cubes(top, unit, footprint)) / 2 + 0.5))

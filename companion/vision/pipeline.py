@@ -633,6 +633,9 @@ class Reader:
                 # (Measured on El Grande; on hard Carolus bench seeds it read court rows and
                 # some territories' cubes over: 18 -> 21 wrong counts.)
                 clusters=layout.game == "el-grande",
+                ragged=cfg.light_ragged_top_cubes
+                if layout.game == "carolus-magnus" and colour in cfg.carolus_light_colours
+                else None,
             )
             read.extend((colour, blob) for blob in blobs if blob.cubes > 0)
         # A cube's pixels show off its foot, away from the point under the camera (most at the

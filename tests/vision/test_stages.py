@@ -277,6 +277,48 @@ def test_an_l_of_three_at_a_slant_is_three_cubes(
     assert top_cubes(top, unit, DEFAULT_CONFIG) == 2
 
 
+@pytest.mark.parametrize(
+    ("length", "width", "cubes"),
+    [
+        (1.74, 1.41, 1),  # a lone far top blurred as wide as long (1.23 times as long)
+        (1.89, 1.58, 1),  # another, 1.20 times
+        (2.04, 1.04, 2),  # a pair's top, twice as long as wide
+        (1.99, 1.53, 2),  # a pair blurred wide, still 1.30 times as long
+    ],
+)
+def test_a_top_of_two_cells_as_wide_as_long_is_one_cube(
+    length: float, width: float, cubes: int
+) -> None:
+    # As measured on hard rendered Carolus tables (seeds 100-159, tops whose two cells'
+    # centres both found the top: lone ones 1.19-1.43 times as long as wide, pairs from 1.30).
+    side = 10.0
+    unit = 0.7 * side**2
+    area = 0.62 * length * width * side**2
+    top = Top(area, 4.0, 0.0, 0.0, length * side, width * side, cells=2)
+    assert top_cubes(top, unit, DEFAULT_CONFIG, side=side) == cubes
+    # A ragged top (half its rectangle bare) counts by its area, not so.
+    ragged = top._replace(area=0.45 * length * width * side**2)
+    assert top_cubes(ragged, unit, DEFAULT_CONFIG, side=side) == round(
+        ragged.area / unit / DEFAULT_CONFIG.merged_top_cubes
+    )
+
+
+def test_a_ragged_top_of_a_light_colour_counts_more_area_a_cube() -> None:
+    # As measured on a hard rendered Carolus table (seed 101 t08, yellow: three cubes read as
+    # one ragged top, 2.74 x 1.85 sides, 3.87 cube tops, filling 0.49 of its rectangle).
+    side, length, width, area, fill = 8.4, 2.74, 1.85, 3.87, 0.49
+    unit = fill * length * width * side**2 / area
+    top = Top(area * unit, 4.0, 0.0, 0.0, length * side, width * side, cells=3)
+    assert top_cubes(top, unit, DEFAULT_CONFIG, side=side) == 4  # red or blue: 1.1 tops a cube
+    light = DEFAULT_CONFIG.light_ragged_top_cubes
+    assert top_cubes(top, unit, DEFAULT_CONFIG, side=side, ragged=light) == 3
+    # count_patches passes it on for the colour it is given.
+    comp = np.ones((24, 16), np.uint8)
+    patch = Patch(top.area, (8.0, 12.0), (0, 0, 16, 24), unit, side, comp, (top,))
+    assert [b.cubes for b in count_patches([patch], 1.0)] == [4]
+    assert [b.cubes for b in count_patches([patch], 1.0, ragged=light)] == [3]
+
+
 def test_half_hidden_cube_lowers_confidence() -> None:
     mask = draw_cubes([(0, 0), (1, 0)])
     mask[:, 5 + SIDE + SIDE // 2 :] = 0  # the second cube half covered
