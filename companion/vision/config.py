@@ -117,15 +117,6 @@ class VisionConfig:
     # whole top in its patch was one cube and a neighbour's rim (held-out seed 32 court_2).
     black_row_width: float = 1.3
     black_row_length: float = 1.6
-    # A black patch read as one cube is two when the patch itself (its tops, sides and blurred
-    # rims; enclosing rectangle, sides) is at least this long, at most black_pair_width wide
-    # and covers black_pair_area cube tops or more: the band found one cube's top of a pair
-    # (the other out of band) or a pair's too thin to be whole. Hard El Grande seeds 100-159:
-    # lone cubes' patches up to 1.86 long (1.44 wide), pairs read one 2.01-2.75 long, 1.20-1.32
-    # wide, 1.5-2.7 tops; the one patch of glare's that long covers 0.82 tops.
-    black_pair_length: float = 1.93
-    black_pair_width: float = 1.4
-    black_pair_area: float = 1.2
     # A bright top is that many cubes whose seams blur erased; each of them reads this many cube
     # tops (bevels and blur halo join in). On the hard renders a lone top reads at most ~1.5 and
     # two merged ones from ~1.6: the bar for two lies between.

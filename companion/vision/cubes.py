@@ -506,8 +506,6 @@ def count_patches(
         thin = config.min_patch_thickness * p.side
         if black and not whole and _line(p.comp, thin, config.line_length * p.side):
             continue
-        if black and cubes == 1 and _black_pair(p, config):
-            cubes = 2
         centres: tuple[tuple[float, float], ...] = (p.centroid,) * cubes
         if cubes > 1 and (split is None or split[y : y + h, x : x + w][p.comp > 0].any()):
             centres = _split(p.comp, cubes, x, y)
@@ -540,20 +538,6 @@ def _black_row(top: Top, side: float, config: VisionConfig, alone: bool = False)
     ):
         return 0
     return round(top.length / (config.black_top_cube_length * side))
-
-
-def _black_pair(patch: Patch, config: VisionConfig) -> bool:
-    """Whether a black patch read as one cube is a pair by its whole extent: its band found
-    one cube's top (or a frayed pair's, too thin to be whole), but the patch, tops, sides and
-    rims, is as long as two cubes side by side, as narrow as a row and as big as a pair (see
-    VisionConfig.black_pair_length)."""
-    if np.count_nonzero(patch.comp) < config.black_pair_area * patch.footprint:
-        return False
-    long, short = sorted(cv2.minAreaRect(cv2.findNonZero(patch.comp))[1], reverse=True)
-    return (
-        long + 1.0 >= config.black_pair_length * patch.side
-        and short + 1.0 <= config.black_pair_width * patch.side
-    )
 
 
 def _line(comp: U8Image, thickness: float, length: float) -> bool:

@@ -412,7 +412,7 @@ def test_a_far_black_tops_narrow_square_is_a_cube_a_ragged_fragment_is_not(
     width); a fragment a seam or blur cut off a neighbour's top is as small and ragged."""
     unit = 0.6 * SIDE * SIDE  # (factor 0.6, as on those tables)
     comp = np.zeros((12, 24), np.uint8)
-    comp[1:11, 1:17] = 1  # (a lone cube's patch: not as long as a pair's, see black_pair_length)
+    comp[1:11, 1:17] = 1  # (a lone cube's patch)
     whole = Top(0.9 * unit, 3.5, 6.0, 6.0, 8.0, 8.0, 1)
     small = Top(0.55 * unit, thick, 17.0, 6.0, 5.74, 5.74, 1)
     patch = Patch(1.5 * unit, (12.0, 6.0), (0, 0, 24, 12), SIDE * SIDE, SIDE, comp, (whole, small))
@@ -1009,23 +1009,3 @@ def test_a_frayed_black_pairs_narrow_top_counts_by_its_length_a_wider_one_by_its
     for tops, cubes in (((pair,), 2), ((block,), 1), ((pair, lone), 2)):
         patch = _black_patch(ring, 1.6 * unit, *tops)
         assert sum(b.cubes for b in count_patches([patch], 0.6, black=True)) == cubes, tops
-
-
-def test_a_black_patch_as_long_as_a_pair_is_two_though_its_band_found_one_top() -> None:
-    """As measured on hard rendered El Grande tables (seeds 100-159): the band of a black
-    pair's lightness may find one cube's top only (the other out of band), but the patch, its
-    tops, sides and blurred rims, is as long as two cubes side by side (2.0-2.75 sides, 1.2-1.3
-    wide); a lone cube's is up to 1.86 long, and a thin ring that long covers too little."""
-    unit = 0.6 * SIDE * SIDE
-    top = Top(0.9 * unit, 3.5, 5.0, 6.0, 8.0, 8.0, 1)
-    pair = np.zeros((14, 24), np.uint8)
-    pair[1:13, 1:23] = 1  # 2.2 x 1.2 sides
-    lone = np.zeros((14, 18), np.uint8)
-    lone[1:13, 1:17] = 1  # 1.6 x 1.2 sides
-    ring = np.zeros((14, 24), np.uint8)
-    ring[1:13, 1:23] = 1
-    ring[2:12, 2:22] = 0
-    for comp, cubes in ((pair, 2), (lone, 1), (ring, 1)):
-        patch = _black_patch(comp, 1.3 * unit, top)
-        assert sum(b.cubes for b in count_patches([patch], 0.6)) == 1  # (not black)
-        assert sum(b.cubes for b in count_patches([patch], 0.6, black=True)) == cubes
