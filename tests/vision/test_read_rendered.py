@@ -62,10 +62,12 @@ def test_carolus_counts_castles_charlemagne_and_dice(seed: int) -> None:
     assert sorted(obs.dice) == sorted(truth["dice"])
 
 
-@pytest.mark.parametrize("seed", [3, 11])
+@pytest.mark.parametrize("seed", [1, 3, 11])
 def test_carolus_counts_under_hard_light_blur_and_noise(seed: int) -> None:
-    """Two hard bench cases every count of which is right since hue tells red from pink and
-    frayed small tops count (each had 2-4 wrong counts before)."""
+    """Hard bench cases every count of which is right: seeds 3 and 11 since hue tells red
+    from pink and frayed small tops count (each had 2-4 wrong counts before); seed 1 since the
+    Reader gives Carolus blue its lower chroma bar (court_1 and t13's blue cubes in shade) and
+    the light colours' ragged tops their own share a cube (t08's green)."""
     obs, truth, _ = read_case("carolus-magnus", seed, HARD)
     assert not obs.occluded
     assert {a: dict(c) for a, c in obs.counts.items() if c} == truth["counts"]
