@@ -174,10 +174,21 @@ class Reader:
         self.layout = layout
         self.config = config
         self.colours = calibration.colours.with_config(config)
-        if layout.game == "carolus-magnus":
+        # The counting options measured for one game only (see their VisionConfig entries):
+        # on the other game each made counts worse.
+        carolus = layout.game == "carolus-magnus"
+        if carolus:
             self.colours = replace(
                 self.colours, chroma_shares=(("blue", config.carolus_blue_chroma_share),)
             )
+        self._ragged: dict[str, float] = (
+            dict.fromkeys(config.carolus_light_colours, config.light_ragged_top_cubes)
+            if carolus
+            else {}
+        )
+        # (Measured on El Grande; on hard Carolus bench seeds it read court rows and some
+        # territories' cubes over: 18 -> 21 wrong counts.)
+        self._clusters = layout.game == "el-grande"
         # Without the board's colours: a glared grande's top, or pawn, looked for (figures.py).
         self._bare = replace(self.colours, background=())
         self._faded = replace(self._bare, min_chroma_share=config.faded_pawn_chroma)
@@ -630,12 +641,8 @@ class Reader:
                 cfg,
                 split=geo.near_border,
                 black=colour == "black",
-                # (Measured on El Grande; on hard Carolus bench seeds it read court rows and
-                # some territories' cubes over: 18 -> 21 wrong counts.)
-                clusters=layout.game == "el-grande",
-                ragged=cfg.light_ragged_top_cubes
-                if layout.game == "carolus-magnus" and colour in cfg.carolus_light_colours
-                else None,
+                clusters=self._clusters,
+                ragged=self._ragged.get(colour),
             )
             read.extend((colour, blob) for blob in blobs if blob.cubes > 0)
         # A cube's pixels show off its foot, away from the point under the camera (most at the
