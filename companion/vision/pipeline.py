@@ -594,7 +594,7 @@ class Reader:
             len(names),
             raw=stack,
             dark_planes=dark_planes,
-            outlines=self.layout.game == "el-grande",
+            outlines=self._clusters,  # (only the clusters' rule uses a top's outline)
         )
         for colour in cube_colours:
             if colour in names:
