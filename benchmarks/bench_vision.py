@@ -28,6 +28,7 @@ import numpy as np
 from benchmarks.timing import fmt, median_seconds
 from companion.errors import CompanionError
 from companion.vision.calibration import Calibration, calibrate, seats_in_play, uncalibrated
+from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.geometry import locate_movables
 from companion.vision.homography import Lens, project
 from companion.vision.layout import EL_GRANDE_REGIONS, Layout, Pose, load_layout
@@ -289,30 +290,47 @@ def occlusion(seeds: Iterable[int], clip_seeds: int = 6) -> None:
     print(f"  hard single frames with a hand: {hard}, read as a position: {hard_counted}")
 
 
+@dataclass
+class SpeedCase:
+    """The speed bench's frame of one game at one size (easy camera, seed 3), its reader and
+    the tile places known."""
+
+    layout: Layout
+    calibration: Calibration
+    reader: Reader
+    image: Any
+    tiles: Any
+    courts: Any
+
+    @classmethod
+    def of(
+        cls, game: str, width: int, height: int, reader_config: VisionConfig | None = None
+    ) -> SpeedCase:
+        layout = load_layout(game)
+        setup, position = POSITIONS[game](3)
+        cond = EASY.with_size(width, height)
+        image, _ = render(position, layout, seed=3, conditions=cond)
+        setup_image, _ = render(setup, layout, seed=3, conditions=cond)
+        # (The seats in play, as calibrate finds them from the set-up: the marker search
+        # wants only their court cards.)
+        cal = replace(
+            uncalibrated(setup_image, layout), courts_in_play=seats_in_play(layout, setup)
+        )
+        reader = Reader(cal, layout, reader_config or DEFAULT_CONFIG)
+        tiles, courts = locate_movables(image, cal, layout)
+        return cls(layout, cal, reader, image, tiles, courts)
+
+    def read(self) -> None:
+        self.reader.read(self.image, tiles=self.tiles, courts=self.courts)
+
+
 def speed() -> None:
     for width, height in ((1280, 720), (1920, 1080)):
         ratios = []
-        for game, make in POSITIONS.items():
-            layout = load_layout(game)
-            setup, position = make(3)
-            cond = EASY.with_size(width, height)
-            image, _ = render(position, layout, seed=3, conditions=cond)
-            setup_image, _ = render(setup, layout, seed=3, conditions=cond)
-            # (The seats in play, as calibrate finds them from the set-up: the marker search
-            # wants only their court cards.)
-            cal = replace(
-                uncalibrated(setup_image, layout), courts_in_play=seats_in_play(layout, setup)
-            )
-            reader = Reader(cal, layout)
-            tiles, courts = locate_movables(image, cal, layout)
-
-            def read(
-                reader: Reader = reader,
-                image: Any = image,
-                tiles: Any = tiles,
-                courts: Any = courts,
-            ) -> None:
-                reader.read(image, tiles=tiles, courts=courts)
+        for game in POSITIONS:
+            case = SpeedCase.of(game, width, height)
+            layout, cal, image = case.layout, case.calibration, case.image
+            read = case.read
 
             def floor(image: Any = image) -> None:
                 cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
