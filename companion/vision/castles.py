@@ -115,6 +115,12 @@ class TileView:
     places: Image  # each binned box pixel's place code (geo.place_map)
     markers: Mapping[str, _Samples | None]  # None: the marker's window is too small
     sampled: _Gathered  # the markers' samples (flat indices into the working image), all in one
+    # Where the search's Lab is made (x0, y0, x1, y1 in the binned box): each run of touching
+    # tile pixels' box, a pixel wider (the 3x3 blur's reach); a third to a half of the tiles'
+    # box lies between the tiles.
+    lab_boxes: tuple[tuple[int, int, int, int], ...]
+    # The binned box's pixels (flat) whose (blurred) Lab those boxes give exactly.
+    exact: Image
 
     @classmethod
     def of(cls, geo: Geometry, layout: Layout, config: VisionConfig) -> TileView | None:
@@ -139,6 +145,7 @@ class TileView:
             on_tile = np.where(on_tile == 255, on_tile, np.uint8(0))
             places = places[::step, ::step]
         markers = {t: _marker_samples(c, geo.size) for t, c in geo.tile_markers.items()}
+        boxes, exact = _lab_boxes(on_tile, blur=step == 1)
         return cls(
             (x0, y0, x1 - x0, y1 - y0),
             step,
@@ -146,7 +153,42 @@ class TileView:
             np.ascontiguousarray(places),
             markers,
             _Gathered.of(markers),
+            boxes,
+            exact,
         )
+
+    def lab(self, box: Image, every: bool = False) -> Image:
+        """The search's Lab of the (binned) box's BGR, blurred 3x3 at full resolution: made
+        on :attr:`lab_boxes` only (zero elsewhere: never read there, see :attr:`exact`),
+        or on ``every`` pixel."""
+        if every:
+            lab: Image = cv2.cvtColor(box, cv2.COLOR_BGR2Lab)
+        else:
+            lab = np.zeros_like(box)
+            for x0, y0, x1, y1 in self.lab_boxes:
+                # (OpenCV converts each pixel on its own: the same values as of the whole box.)
+                cv2.cvtColor(box[y0:y1, x0:x1], cv2.COLOR_BGR2Lab, dst=lab[y0:y1, x0:x1])
+        if self.bin == 1:
+            lab = cv2.blur(lab, (3, 3))
+        return lab
+
+
+def _lab_boxes(on_tile: Image, blur: bool) -> tuple[tuple[tuple[int, int, int, int], ...], Image]:
+    """The boxes round each run of touching tile pixels, a pixel wider (clipped to the
+    image), and where their Lab is exact (flat bool): each pixel whose blur's 3x3 neighbours
+    they all cover (beyond the image's edge the blur reflects pixels within a pixel of it)."""
+    h, w = on_tile.shape
+    _, _, stats, _ = cv2.connectedComponentsWithStats(on_tile, connectivity=8)
+    boxes = []
+    covered: Image = np.zeros((h, w), np.uint8)
+    for x, y, bw, bh, _ in stats[1:].tolist():
+        box = (max(0, x - 1), max(0, y - 1), min(w, x + bw + 1), min(h, y + bh + 1))
+        boxes.append(box)
+        covered[box[1] : box[3], box[0] : box[2]] = 1
+    if blur:
+        # (Erosion's default border counts pixels beyond the image as covered.)
+        covered = cv2.erode(covered, np.ones((3, 3), np.uint8))
+    return tuple(boxes), covered.reshape(-1) > 0
 
 
 def castle_width(geo: Geometry, layout: Layout) -> float:
@@ -354,9 +396,8 @@ def castle_blobs(
     # Sensor noise in the dark (a black castle's hue) is strong: judged over 3x3 pixels, or
     # over a bin's 2x2 (a 3x3 blur of the bins, 6x6 pixels, mixes a castle's rim into its
     # body: white ones read grey and grey ones black on hard seeds 100-159).
-    sub = cv2.cvtColor(box, cv2.COLOR_BGR2Lab)
-    if step == 1:
-        sub = cv2.blur(sub, (3, 3))
+    # Only the tiles' pixels are read but for a hole filled in a blob below: made on the tiles.
+    sub = view.lab(box)
     print_ = view.on_tile
     if pieces is not None:
         print_ = cv2.bitwise_and(print_, cv2.inRange(pieces, 0, 0))
@@ -377,6 +418,7 @@ def castle_blobs(
     mask = fill_small_holes(mask, config.castle_hole * width * width)
     n, blobs, stats, centroids = components(mask, connectivity=8)
     lightness = sub.reshape(-1, 3)[:, 0]
+    whole = False  # whether ``lightness`` is of every pixel of the box
     out: list[CastleBlob] = []
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA]) / (width * width)
@@ -384,13 +426,19 @@ def castle_blobs(
             continue  # the tile's printed name, a marker's white margin
         x, y, w, h = (int(v) for v in stats[i, :4])
         blob = blobs[y : y + h, x : x + w] == i
-        dist = cv2.distanceTransform(np.pad(blob.astype(np.uint8), 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
+        # (OpenCV's border: NumPy's pad costs as much as the transform on a blob's few pixels.)
+        edged = cv2.copyMakeBorder(blob.view(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+        dist = cv2.distanceTransform(edged, cv2.DIST_L2, 3)[1:-1, 1:-1]
         cx, cy = float(centroids[i][0]), float(centroids[i][1])
         # (A bin's centre in working pixels: the middle of the pixels it holds.)
         u, v = view.box[0] + (cx + 0.5) * step - 0.5, view.box[1] + (cy + 0.5) * step - 0.5
         # The body: the middle of the blob's thickest part.
         ys, xs = nonzero(dist >= _core_depth(dist, config.castle_core * width))
         core = (ys + y) * bw + (xs + x)
+        if not whole and not np.take(view.exact, core).all():
+            # A hole filled off the tiles (between them, or at the box's edge): rare.
+            lightness = view.lab(box, every=True).reshape(-1, 3)[:, 0]
+            whole = True
         body = float(median_columns(table.share(lightness[core], places[core])[:, None])[0])
         beside = min(int(cy), bh - 1) * bw + min(int(cx), bw - 1)
         out.append(

@@ -8,6 +8,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -119,3 +120,37 @@ def test_a_castle_binned_is_where_and_what_it_is_at_full_resolution() -> None:
         binned, full = found[2][place], found[1][place]
         assert math.dist(binned.centre, full.centre) <= width / 6, place
         assert abs(binned.thickness - full.thickness) < 0.15, place
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_search_lab_is_made_on_the_tiles_and_is_the_whole_boxs_where_it_is_read(
+    size: tuple[int, int],
+) -> None:
+    """Easy seed 3 (unbinned at 720p, binned at 1080p): the Lab made on the tiles' own boxes
+    is the whole box's on every tile pixel (the blur's neighbours included), and covers less
+    than the box; a blob whose core is not all such pixels (forced here: none counted exact)
+    is measured on the whole box's Lab, to the same blobs."""
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](3)
+    cond = EASY.with_size(*size)
+    image, _ = render(position, layout, seed=3, conditions=cond)
+    calibration = calibrated(layout, setup, 3, cond)
+    reader = Reader(calibration, layout)
+    geo = reader.geometry(*locate_movables(image, calibration, layout))
+    view = TileView.of(geo, layout, DEFAULT_CONFIG)
+    assert view is not None and view.bin == (1 if size[0] == 1280 else 2)
+    bx, by, bw, bh = view.box
+    box = working_image(image, geo)[by : by + bh, bx : bx + bw]
+    if view.bin > 1:
+        box = cv2.resize(box, (bw // 2, bh // 2), interpolation=cv2.INTER_AREA)
+    part, whole = view.lab(box), view.lab(box, every=True)
+    exact = view.exact.reshape(part.shape[:2])
+    assert exact[view.on_tile > 0].all()
+    assert np.array_equal(part[exact], whole[exact])
+    covered = sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in view.lab_boxes)
+    assert covered < 0.8 * exact.size
+    place_at = functools.partial(_place_at, geo)
+    small = working_image(image, geo)
+    blobs = castle_blobs(small, view, geo, place_at, layout, DEFAULT_CONFIG)
+    inexact = replace(view, exact=np.zeros_like(view.exact))
+    assert blobs and castle_blobs(small, inexact, geo, place_at, layout, DEFAULT_CONFIG) == blobs
