@@ -212,3 +212,23 @@ def test_a_tray_no_longer_where_it_was_found_is_looked_for_again() -> None:
         assert obs.dice == ()
         assert "dice tray is not where the calibration puts it" in obs.unread["dice"]
         assert sorted(reader.read(image).dice) == ["crown", "green", "pink"]
+
+
+def test_a_blobs_elongation_is_numpys_covariance_to_the_last_bit() -> None:
+    """``_elongation`` works the covariance out by hand (np.cov's checks cost ten times its
+    sums): the same numbers as np.cov on a line, a square, a slanted bar and a random blob."""
+    from companion.vision.dice import _elongation
+
+    rng = np.random.default_rng(4)
+    line = np.zeros((9, 20), bool)
+    line[4, 2:18] = True
+    square = np.zeros((12, 12), bool)
+    square[2:10, 2:10] = True
+    bar = np.zeros((30, 30), np.uint8)
+    cv2.line(bar, (3, 5), (26, 22), 1, 4)
+    for mask in (line, square, bar > 0, rng.random((25, 17)) > 0.6):
+        ys, xs = np.nonzero(mask)
+        cov = np.cov(np.vstack([xs, ys]).astype(np.float64)) + np.eye(2) / 12.0
+        lo, hi = np.linalg.eigvalsh(cov)
+        assert _elongation(mask) == float(np.sqrt(hi / max(lo, 1e-9)))
+    assert _elongation(line) > 10 and _elongation(square) < 1.01
