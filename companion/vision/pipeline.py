@@ -306,19 +306,15 @@ class Reader:
         black = game == "el-grande" and "black" in self.colours.names
         shadows: Later[Image | None] | None = None
         if black:
-            # The tower's shadow, looked for beside the hand check (both only read labels).
-            shadows = jobs.later(
-                functools.partial(
-                    shadow_pixels,
-                    small,
-                    labels,
-                    self.colours.label("black"),
-                    geo,
-                    self.config,
-                    marker_light(paper, cast),
-                ),
-                hand_off=geo.shadow_zone is not None,
-            )
+            # The tower's shadow, looked for beside the hand check (both only read labels);
+            # the markers' light for it made there too.
+            black_label = self.colours.label("black")
+
+            def shadows_here() -> Image | None:
+                light = marker_light(paper, cast)
+                return shadow_pixels(small, labels, black_label, geo, self.config, light)
+
+            shadows = jobs.later(shadows_here, hand_off=geo.shadow_zone is not None)
         hand = hand_check(
             # (Made contiguous once: each of the check's tests on a strided view costs more.)
             np.ascontiguousarray(labels[half]),
@@ -567,9 +563,6 @@ class Reader:
                 if dark is not None and fig.colour == "black":
                     dark.exclude((x, y), body, pieces)
 
-        if castles_later is not None:
-            castles = castles_later.result()
-
         measured: dict[str, list[Patch]] = {}
         factors: dict[str, float] = {}
         groups = _groups(masks, cube_colours, pieces)
@@ -682,6 +675,11 @@ class Reader:
                 counts[pid][colour] = n
                 flags.setdefault(pid, []).append(f"{colour}: row's length says {n}, blobs {got}")
 
+        # The stages beside the chain, asked for last: nothing above needs them, and the chain
+        # goes on while they end (the castles, started after the hand check, queue behind the
+        # dice on a two-core machine's one helper thread).
+        if castles_later is not None:
+            castles = castles_later.result()
         dice = dice_later.result()
         unread.update(dice.unread)
         for marker in layout.board_markers:
