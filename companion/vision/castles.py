@@ -13,9 +13,10 @@ are read at their own resolution: the tiles' box binned 2x2 when a castle stays
 ``castle_bin_px`` wide there (a 1080p frame's), as it is otherwise; the markers' thin paper
 bands are sampled at the working image's resolution, only those pixels made Lab. What depends
 only on where the tiles lie (the tiles' pixels and places at the search's resolution, each
-marker's paper and ink samples) is worked out once per tile placement (:class:`TileView`); per
-frame, the tests are made one after the other on the pixels still in play, the first (nearly
-hueless before the cast is taken off) over the tiles' box in one OpenCV pass.
+marker's paper and ink samples, the boxes round each run of tile pixels that the Lab is made
+on) is worked out once per tile placement (:class:`TileView`); per frame, the tests are made
+one after the other on the pixels still in play, the first (nearly hueless before the cast is
+taken off) over the tiles' box in one OpenCV pass.
 """
 
 from __future__ import annotations

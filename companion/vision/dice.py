@@ -140,10 +140,11 @@ def die_pixels(
 def _fill_small_holes(mask: Image, largest: float) -> Image:
     """The mask with its enclosed holes up to ``largest`` pixels filled (a die's symbol inside
     its white, not the tray inside its printed outline)."""
-    _, labels, stats, _ = cv2.connectedComponentsWithStats((~mask).view(np.uint8), connectivity=4)
+    # (Areas by np.bincount: OpenCV's statistics cost twice the labelling and counting here.)
+    n, labels = cv2.connectedComponents((~mask).view(np.uint8), connectivity=4)
     # A hole is enclosed: none of its pixels on the crop's edge.
     edge = np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])
-    hole = stats[:, cv2.CC_STAT_AREA] <= largest
+    hole = np.bincount(labels.ravel(), minlength=n) <= largest
     hole[edge] = False
     hole[0] = False
     filled: Image = mask | hole[labels]
@@ -223,7 +224,7 @@ def _elongation(mask: Image) -> float:
     if xs.size < 3:
         return 1.0
     # A pixel is a unit square: its own spread (1/12) keeps a one-pixel line finite.
-    # (NumPy's np.cov step for step, without its checks, which cost ten times the sums.)
+    # (NumPy's np.cov step for step, without its checks: half its ~15 µs.)
     spread = np.vstack([xs, ys]).astype(np.float64)
     spread -= spread.mean(axis=1)[:, None]
     cov = np.dot(spread, spread.T)

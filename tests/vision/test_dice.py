@@ -215,8 +215,8 @@ def test_a_tray_no_longer_where_it_was_found_is_looked_for_again() -> None:
 
 
 def test_a_blobs_elongation_is_numpys_covariance_to_the_last_bit() -> None:
-    """``_elongation`` works the covariance out by hand (np.cov's checks cost ten times its
-    sums): the same numbers as np.cov on a line, a square, a slanted bar and a random blob."""
+    """``_elongation`` works the covariance out by hand (without np.cov's checks): the same
+    numbers as np.cov on a line, a square, a slanted bar and a random blob."""
     from companion.vision.dice import _elongation
 
     rng = np.random.default_rng(4)
