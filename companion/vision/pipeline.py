@@ -306,15 +306,19 @@ class Reader:
         black = game == "el-grande" and "black" in self.colours.names
         shadows: Later[Image | None] | None = None
         if black:
-            # The tower's shadow, looked for beside the hand check (both only read labels);
-            # the markers' light for it made there too.
-            black_label = self.colours.label("black")
-
-            def shadows_here() -> Image | None:
-                light = marker_light(paper, cast)
-                return shadow_pixels(small, labels, black_label, geo, self.config, light)
-
-            shadows = jobs.later(shadows_here, hand_off=geo.shadow_zone is not None)
+            # The tower's shadow, looked for beside the hand check (both only read labels).
+            shadows = jobs.later(
+                functools.partial(
+                    shadow_pixels,
+                    small,
+                    labels,
+                    self.colours.label("black"),
+                    geo,
+                    self.config,
+                    marker_light(paper, cast),
+                ),
+                hand_off=geo.shadow_zone is not None,
+            )
         hand = hand_check(
             # (Made contiguous once: each of the check's tests on a strided view costs more.)
             np.ascontiguousarray(labels[half]),
