@@ -486,8 +486,6 @@ def count_patches(
             whole = whole_tops(p, unit, black, config)
             seeds = len(whole)
             if whole:
-                # (A black top is its darkest face inside bright bevels, not a face blur ate
-                # into: no band to give back.)
                 alone = len(whole) == 1
                 cubes = sum(
                     _top_count(t, unit, p, config, black, clusters, ragged, alone, model)
@@ -532,6 +530,8 @@ def _top_count(
     """Cubes under one whole top: the fitted model's count where one is given (see
     count_patches), else the rules of top_cubes (and a black top's row, _black_row)."""
     if black:
+        # (A black top is its darkest face inside bright bevels, not a face blur ate into: no
+        # band to give back, no footprint.)
         return max(top_cubes(t, unit, config, 0.0, p.side), _black_row(t, p.side, config, alone))
     if model is not None:
         per_cube = config.merged_top_cubes if ragged is None else ragged
