@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.masks import PerLabel, block_order, nonzero, pack_boxes
+from companion.vision.top_model import TopModel, features
 
 U8Image = npt.NDArray[Any]
 F32Image = npt.NDArray[Any]
@@ -445,6 +446,7 @@ def count_patches(
     black: bool = False,
     clusters: bool = False,
     ragged: float | None = None,
+    model: TopModel | None = None,
 ) -> list[Blob]:
     """Cubes in each patch: area over (footprint x factor), rounded; checked by seeds.
 
@@ -462,8 +464,10 @@ def count_patches(
     weighed together (see top_cubes; not black tops).
 
     ``ragged``: cube tops each cube of a ragged top reads in this colour (see top_cubes).
+
+    ``model``: a fitted model of the cubes under a top (top_model.py) that counts the tops
+    not black in place of top_cubes' rules (Carolus's read: see Reader).
     """
-    least_width = config.black_top_width if black else 0.0
     # (Black specks are bits of the board's print as often as far cubes.)
     least_cubes = config.min_blob_cubes if black else config.min_counted_cubes
     blobs: list[Blob] = []
@@ -479,26 +483,12 @@ def count_patches(
             # The dark seams keep touching cubes' tops apart: each whole top is a seed, and a
             # top that is more than one (seams lost to blur) counts by its shape. Lit slivers
             # of sides are no tops (too thin). The blob's area (estimate) is the cross-check.
-            whole = [
-                t
-                for t in p.tops
-                if t.area / unit >= config.min_top_cubes
-                and t.thick >= config.min_top_thickness * p.side
-                and (t.width >= least_width * p.side or _small_solid(t, p.footprint, config))
-            ]
+            whole = whole_tops(p, unit, black, config)
             seeds = len(whole)
             if whole:
-                # (A black top is its darkest face inside bright bevels, not a face blur ate
-                # into: no band to give back.)
-                model = p.footprint if clusters and not black else 0.0
                 alone = len(whole) == 1
                 cubes = sum(
-                    max(
-                        top_cubes(t, unit, config, model, p.side),
-                        _black_row(t, p.side, config, alone),
-                    )
-                    if black
-                    else top_cubes(t, unit, config, model, p.side, ragged=ragged)
+                    _top_count(t, unit, p, config, black, clusters, ragged, alone, model)
                     for t in whole
                 )
         else:
@@ -511,6 +501,43 @@ def count_patches(
             centres = _split(p.comp, cubes, x, y)
         blobs.append(Blob(cubes, estimate, seeds, centres, p.bbox))
     return blobs
+
+
+def whole_tops(p: Patch, unit: float, black: bool, config: VisionConfig) -> list[Top]:
+    """A patch's tops that are whole cube tops (or several cubes'): big and thick enough (lit
+    slivers of sides are too thin), black ones as wide as a cube's (see count_patches)."""
+    least_width = config.black_top_width if black else 0.0
+    return [
+        t
+        for t in p.tops
+        if t.area / unit >= config.min_top_cubes
+        and t.thick >= config.min_top_thickness * p.side
+        and (t.width >= least_width * p.side or _small_solid(t, p.footprint, config))
+    ]
+
+
+def _top_count(
+    t: Top,
+    unit: float,
+    p: Patch,
+    config: VisionConfig,
+    black: bool,
+    clusters: bool,
+    ragged: float | None,
+    alone: bool,
+    model: TopModel | None,
+) -> int:
+    """Cubes under one whole top: the fitted model's count where one is given (see
+    count_patches), else the rules of top_cubes (and a black top's row, _black_row)."""
+    if black:
+        # (A black top is its darkest face inside bright bevels, not a face blur ate into: no
+        # band to give back, no footprint.)
+        return max(top_cubes(t, unit, config, 0.0, p.side), _black_row(t, p.side, config, alone))
+    if model is not None:
+        per_cube = config.merged_top_cubes if ragged is None else ragged
+        return model.predict(features(t, unit, p.side, ragged=per_cube))
+    footprint = p.footprint if clusters else 0.0
+    return top_cubes(t, unit, config, footprint, p.side, ragged=ragged)
 
 
 def _small_solid(top: Top, footprint: float, config: VisionConfig) -> bool:

@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.vision import top_model
 from companion.vision.calibration import Calibration
 from companion.vision.castles import TileView, read_castles
 from companion.vision.colour import pack_bgr, unpack_bgr
@@ -186,6 +187,9 @@ class Reader:
             if carolus
             else {}
         )
+        # Carolus's tops are counted by the fitted model (top_model.py); El Grande's clusters
+        # by top_cubes' rules, whose grown area the model fitted on them did not better.
+        self._top_model = top_model.load() if carolus else None
         # (Measured on El Grande; on hard Carolus bench seeds it read court rows and some
         # territories' cubes over: 18 -> 21 wrong counts.)
         self._clusters = layout.game == "el-grande"
@@ -640,6 +644,7 @@ class Reader:
                 black=colour == "black",
                 clusters=self._clusters,
                 ragged=self._ragged.get(colour),
+                model=self._top_model,
             )
             read.extend((colour, blob) for blob in blobs if blob.cubes > 0)
         # A cube's pixels show off its foot, away from the point under the camera (most at the

@@ -1,0 +1,158 @@
+"""How many cubes lie under one bright top: a model fitted on many labelled tops.
+
+A top (cubes.Top) is a cube's top, or several touching cubes' whose seams blur erased. Its
+count is read from a few scale-free measures of it (area in cube tops, length and width in
+cube sides, how much of its rectangle it fills, the cells of it that hold a cube, ...) by a
+multinomial logistic regression fitted on the tops of hard synthetic Carolus renders, seeds
+100-219 (benchmarks/train_top_model.py writes top_model.json beside this file; the reader
+needs only NumPy to use it). It stands in for cubes.top_cubes' stacked rules where those
+were fitted one or two cells at a time; El Grande's clusters keep the rules (see Reader).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.errors import VisionError
+
+if TYPE_CHECKING:
+    from companion.vision.cubes import Top
+
+MODEL_FILE = Path(__file__).with_name("top_model.json")
+
+# The measures the model reads, in order (see features). The first are the top's own; the
+# rest are products and powers of them, as a linear score needs them to bend its boundaries.
+FEATURES = (
+    "area",  # the top's area over one cube top's here (the colour's factor applied)
+    "length",  # its smallest enclosing rectangle's long side, cube sides
+    "width",  # ... and short side
+    "fill",  # its area over its rectangle's
+    "thick",  # its inscribed radius, cube sides
+    "cells",  # cube-sized cells of its rectangle it covers (cubes.top_shape)
+    "staggered",  # cells covered on two across, when judged a brick (else 0)
+    "area_per_ragged",  # area over the cube tops a ragged top of this colour reads per cube
+    "length_width",
+    "fill_area",
+    "brick",  # staggered where it is more than cells, else cells
+    "area_squared",
+    "aspect",  # length over width
+    # Whether brick is 2, 3, 4, 5, 6 or more: cells are a count of their own, which a linear
+    # score of brick alone would weigh the same for every count.
+    "brick_2",
+    "brick_3",
+    "brick_4",
+    "brick_5",
+    "brick_6",
+)
+
+
+class TopModelError(VisionError):
+    """The top model's file is missing or not one this module can read."""
+
+
+@dataclass(frozen=True)
+class TopModel:
+    """A multinomial logistic regression over FEATURES: a top's features, standardised
+    (``mean``, ``scale``), score each count 0, 1, 2, ... (``weights``' columns, its last row
+    the biases); the count scoring highest is the top's (one at least: a whole top is a
+    cube's at least)."""
+
+    mean: npt.NDArray[np.float64]
+    scale: npt.NDArray[np.float64]
+    weights: npt.NDArray[np.float64]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TopModel:
+        try:
+            names = list(data["features"])
+            mean = np.array(data["mean"], np.float64)
+            scale = np.array(data["scale"], np.float64)
+            weights = np.array(data["weights"], np.float64)
+        except (KeyError, TypeError, ValueError) as e:
+            raise TopModelError(
+                f"top model is not features, mean, scale and weights ({e}): refit it "
+                "(python -m benchmarks.train_top_model)"
+            ) from e
+        if names != list(FEATURES):
+            raise TopModelError(
+                f"top model is over features {names}, this reader measures {list(FEATURES)}: "
+                "refit it (python -m benchmarks.train_top_model)"
+            )
+        d = len(FEATURES)
+        if (
+            mean.shape != (d,)
+            or scale.shape != (d,)
+            or weights.ndim != 2
+            or weights.shape[0] != d + 1
+            or weights.shape[1] < 2
+            or not (np.all(np.isfinite(weights)) and np.all(scale > 0))
+        ):
+            raise TopModelError(
+                f"top model's mean, scale and weights ({mean.shape}, {scale.shape}, "
+                f"{weights.shape}) do not fit {d} features: refit it "
+                "(python -m benchmarks.train_top_model)"
+            )
+        return cls(mean, scale, weights)
+
+    def scores(self, x: Sequence[float]) -> npt.NDArray[np.float64]:
+        """Each count's score (0, 1, 2, ...) for a top of these features."""
+        z = (np.asarray(x, np.float64) - self.mean) / self.scale
+        out: npt.NDArray[np.float64] = z @ self.weights[:-1] + self.weights[-1]
+        return out
+
+    def predict(self, x: Sequence[float]) -> int:
+        """The cubes under a top of these features (in FEATURES' order)."""
+        return 1 + int(np.argmax(self.scores(x)[1:]))
+
+
+def load(path: Path | None = None) -> TopModel:
+    """The fitted model (read once): the package's, or the one at ``path``."""
+    return _load(MODEL_FILE if path is None else path)
+
+
+@lru_cache(maxsize=4)
+def _load(path: Path) -> TopModel:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise TopModelError(
+            f"cannot read the top model {path} ({e}): it ships with the package; refit it "
+            "with python -m benchmarks.train_top_model"
+        ) from e
+    if not isinstance(data, dict):
+        raise TopModelError(f"top model {path} is not a JSON object: refit it")
+    return TopModel.from_json(data)
+
+
+def features(top: Top, unit: float, side: float, *, ragged: float) -> tuple[float, ...]:
+    """A top's measures in FEATURES' order. ``unit``: one cube top's area here (pixels, the
+    colour's factor applied); ``side``: a cube's side (pixels); ``ragged``: cube tops each
+    cube of a ragged top of this colour reads (light colours' blur frays them more)."""
+    area = top.area / unit
+    length, width = top.length / side, top.width / side
+    fill = top.area / max(1.0, top.length * top.width)
+    brick = max(top.cells, top.staggered)
+    return (
+        area,
+        length,
+        width,
+        fill,
+        top.thick / side,
+        float(top.cells),
+        float(top.staggered),
+        area / ragged,
+        length * width,
+        fill * area,
+        float(brick),
+        area * area,
+        length / max(width, 0.1),
+        *(float(min(brick, 6) == n) for n in range(2, 7)),
+    )

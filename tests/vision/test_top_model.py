@@ -1,0 +1,74 @@
+"""The fitted top model (companion/vision/top_model.py): its file, and the counts it reads on
+rendered tables where cubes.top_cubes' rules read them wrong."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.bench_vision import POSITIONS, calibrated
+from companion.vision import top_model
+from companion.vision.cubes import Top
+from companion.vision.layout import load_layout
+from companion.vision.pipeline import Reader
+from companion.vision.synth import HARD, render
+
+
+def test_the_package_model_loads_and_reads_a_lone_top_as_one_cube() -> None:
+    model = top_model.load()
+    assert model.mean.shape == (len(top_model.FEATURES),)
+    side, unit = 10.0, 70.0
+    lone = Top(unit, 0.45 * side, 0.0, 0.0, 1.2 * side, 1.1 * side, cells=1)
+    assert model.predict(top_model.features(lone, unit, side, ragged=1.1)) == 1
+    # A row of three, long and narrow, its three cells covered.
+    row = Top(3.2 * unit, 0.4 * side, 0.0, 0.0, 3.2 * side, 1.05 * side, cells=3)
+    assert model.predict(top_model.features(row, unit, side, ragged=1.1)) == 3
+
+
+def _write(path: Path, data: object) -> Path:
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_model_file_that_is_not_one_says_so(tmp_path: Path) -> None:
+    with pytest.raises(top_model.TopModelError, match="cannot read"):
+        top_model.load(tmp_path / "missing.json")
+    (tmp_path / "cut.json").write_text('{"features": [')
+    with pytest.raises(top_model.TopModelError, match="cannot read"):
+        top_model.load(tmp_path / "cut.json")
+    data = json.loads(top_model.MODEL_FILE.read_text())
+    renamed = dict(data, features=[*data["features"][:-1], "colour"])
+    with pytest.raises(top_model.TopModelError, match="refit"):
+        top_model.load(_write(tmp_path / "renamed.json", renamed))
+    short = dict(data, mean=data["mean"][:-1])
+    with pytest.raises(top_model.TopModelError, match="do not fit"):
+        top_model.load(_write(tmp_path / "short.json", short))
+    with pytest.raises(top_model.TopModelError, match="not features"):
+        top_model.load(_write(tmp_path / "empty.json", {}))
+    with pytest.raises(top_model.TopModelError, match="not a JSON object"):
+        top_model.load(_write(tmp_path / "list.json", []))
+
+
+@pytest.mark.parametrize(
+    ("seed", "area", "colour", "rules"),
+    [
+        (4, "t12", "yellow", 3),  # four cubes: the rules' ragged area per cube read three
+        (7, "t15", "yellow", 5),  # four cubes: the rules read five
+    ],
+)
+def test_hard_carolus_tops_the_rules_miscount_read_right_with_the_model(
+    seed: int, area: str, colour: str, rules: int
+) -> None:
+    # Hard Carolus bench seeds (vision_errors hard carolus-magnus): the Reader counts
+    # Carolus's tops with the fitted model; without it (top_cubes' rules) these counts were
+    # wrong.
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](seed)
+    reader = Reader(calibrated(layout, setup, seed, HARD), layout)
+    image, truth = render(position, layout, seed=seed, conditions=HARD)
+    want = truth["counts"][area][colour]
+    assert reader.read(image).count(area, colour) == want
+    reader._top_model = None  # the rules alone
+    assert reader.read(image).count(area, colour) == rules != want
