@@ -29,6 +29,15 @@ class VisionConfig:
     # 100-159: 75 -> 69 wrong counts (0.45 and 0.55: see the vision README). Not El Grande:
     # its sea print is blue (hard bench 3 -> 11 wrong with it).
     carolus_blue_chroma_share: float = 0.5
+    # A pixel that fails only that share but is at least this saturated (Lab chroma) is a
+    # faint pixel of the colour, and counts as the colour's where faint pixels make a patch
+    # at least faint_width cube sides thick (colour.keep_faint): a whole top glare or shade
+    # took the chroma from (hard Carolus seed 141: pink tops of chroma ~29 where the
+    # calibration's pink has 54, read 4 -> 3 and 3 -> 1), not the thin blurred halo round a
+    # vivid cube. The same floor on every pixel took hard Carolus seeds 100-159 from 59 to 77
+    # wrong counts (halos joined tops; 30: 64); as faint patches 59 -> 54 (20: 55, 30: 59).
+    faint_chroma: float = 25.0
+    faint_width: float = 0.35
     # A coloured piece's pixels may fade toward grey (blur mixing them with the board, a far
     # corner, glare) down to this share of the reference chroma at no cost: along its own hue,
     # so a faded red is still nearer red than pink.
