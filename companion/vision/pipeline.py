@@ -399,8 +399,10 @@ class Reader:
         return obs
 
     def _faint_px(self, geo: Geometry) -> int:
-        """How thick (working px) faint pixels must lie to count (config.faint_width)."""
-        return max(2, round(self.config.faint_width * math.sqrt(geo.typical_footprint)))
+        """How thick (working px) faint pixels must lie to count (config.faint_width), and
+        thicker than a halo (config.faint_halo_px) however small the cubes."""
+        side = math.sqrt(geo.typical_footprint)
+        return max(self.config.faint_halo_px + 1, round(self.config.faint_width * side))
 
     def _dice(self, frame: Image, geo: Geometry) -> Dice:
         """The dice; the tray looked for only when it is not (or no longer) where it was
