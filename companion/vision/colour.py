@@ -32,6 +32,8 @@ U8Image = npt.NDArray[Any]
 
 BACKGROUND = 0
 UNKNOWN = 255
+# A faint pixel's raw label: FAINT | its colour's label (see ColourModel.faint_chroma).
+FAINT = 128
 # A BGR cache entry not filled yet (labels are BACKGROUND, 1..250 and UNKNOWN).
 _PENDING = 254
 # Lightness varies with shading far more than hue does; it weighs half in the distance.
@@ -79,12 +81,19 @@ class ColourModel:
     # Colours whose pixels may be duller than min_chroma_share: (name, share), the lower of
     # the two applies (a model made more lenient, e.g. for faded pawns, stays so).
     chroma_shares: tuple[tuple[str, float], ...] = ()
+    # Pixels that fail only the chroma share but are at least this saturated are faint
+    # (``classify_packed(..., faint=True)`` gives them FAINT | label; see keep_faint); None:
+    # no faint pixels, they stay unknown.
+    faint_chroma: float | None = None
 
     def __post_init__(self) -> None:
         if not self.pieces:
             raise ValueError("a colour model needs at least one piece colour")
         if len(self.pieces) > 250:
             raise ValueError("a colour model holds at most 250 piece colours")
+        most = _PENDING - 1 - FAINT  # (FAINT | label must stay clear of _PENDING and UNKNOWN)
+        if self.faint_chroma is not None and len(self.pieces) > most:
+            raise ValueError(f"a colour model with faint pixels holds at most {most} colours")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -100,11 +109,23 @@ class ColourModel:
 
     @cached_property
     def lut(self) -> U8Image:
-        """Label of every quantised Lab bin, flattened: index = L<<12 | a<<6 | b (6 bits each)."""
+        """Label of every quantised Lab bin, flattened: index = L<<12 | a<<6 | b (6 bits each).
+        Faint bins (see ``faint_chroma``) hold FAINT | label."""
         step = 1 << _Q
         centres = np.arange(64, dtype=np.float32) * step + (step - 1) / 2
         L, A, B = np.meshgrid(centres, centres, centres, indexing="ij")
         bins = np.stack([L.ravel() * L_WEIGHT, A.ravel(), B.ravel()], axis=1)
+        labels = self._labels(bins, np.inf)
+        if self.faint_chroma is not None:
+            # What the same model labels with the chroma share floored at faint_chroma,
+            # where the share itself left the pixel unknown.
+            weak = self._labels(bins, self.faint_chroma)
+            faint = (labels == UNKNOWN) & (weak >= 1) & (weak <= len(self.pieces))
+            labels[faint] = FAINT | weak[faint]
+        return labels
+
+    def _labels(self, bins: npt.NDArray[Any], floor: float) -> U8Image:
+        """Labels of the bins, a coloured piece's chroma test asking at most ``floor``."""
         best = np.full(bins.shape[0], np.inf, dtype=np.float32)
         labels = np.full(bins.shape[0], UNKNOWN, dtype=np.uint8)
         chroma = np.hypot(bins[:, 1] - 128.0, bins[:, 2] - 128.0)
@@ -122,7 +143,7 @@ class ColourModel:
                 if not neutral:
                     # ... and a coloured piece is saturated: a grey mat or a shadow within
                     # reach of a dull, dim colour (blue, pink in dim light) is not that piece.
-                    better &= chroma >= share * ref_chroma
+                    better &= chroma >= min(share * ref_chroma, floor)
                 labels[better] = index + 1
                 best[better] = d[better]
         self._by_hue(bins, labels)
@@ -160,11 +181,20 @@ class ColourModel:
             best[better] = d[better]
         labels[which] = relabel
 
-    def classify(self, lab: U8Image) -> U8Image:
-        """Label image (BACKGROUND, 1..n, UNKNOWN) of an 8-bit Lab image."""
+    def classify(self, lab: U8Image, faint: bool = False) -> U8Image:
+        """Label image (BACKGROUND, 1..n, UNKNOWN) of an 8-bit Lab image; with ``faint``,
+        faint pixels as FAINT | label (else UNKNOWN)."""
         q = lab >> _Q
         index = (q[..., 0].astype(np.int32) << 12) | (q[..., 1].astype(np.int32) << 6) | q[..., 2]
-        return self.lut[index]
+        labels: U8Image = self.lut[index]
+        return labels if faint else self._unfaint(labels)
+
+    def _unfaint(self, labels: U8Image) -> U8Image:
+        """In place: faint labels made UNKNOWN."""
+        if self.faint_chroma is not None:
+            faint = cv2.inRange(labels, FAINT + 1, FAINT + len(self.pieces))
+            labels[faint > 0] = UNKNOWN
+        return labels
 
     @cached_property
     def _bgr_labels(self) -> U8Image:
@@ -175,8 +205,9 @@ class ColourModel:
         """Label image of an 8-bit BGR image: the same as ``classify`` of its Lab conversion."""
         return self.classify_packed(pack_bgr(bgr))
 
-    def classify_packed(self, packed: U8Image) -> U8Image:
-        """Labels of packed BGR pixels (see :func:`pack_bgr`), as ``classify_bgr``.
+    def classify_packed(self, packed: U8Image, faint: bool = False) -> U8Image:
+        """Labels of packed BGR pixels (see :func:`pack_bgr`), as ``classify_bgr`` (``faint``:
+        as ``classify``'s).
 
         Each colour is converted and classified once per model, when first seen; after a few
         frames of the same table almost every pixel is one lookup.
@@ -188,10 +219,11 @@ class ColourModel:
         missing = labels == _PENDING
         if cv2.countNonZero(missing.view(np.uint8)):
             keys = packed[missing]
-            new = self.classify(cv2.cvtColor(unpack_bgr(keys)[:, None], cv2.COLOR_BGR2Lab))[:, 0]
+            lab = cv2.cvtColor(unpack_bgr(keys)[:, None], cv2.COLOR_BGR2Lab)
+            new = self.classify(lab, faint=True)[:, 0]
             cache[keys] = new
             labels[missing] = new
-        return labels
+        return labels if faint else self._unfaint(labels)
 
     def classify_one(self, lab: Lab) -> str | None:
         """Name of the colour of one Lab value, or None (background or unknown)."""
@@ -226,7 +258,21 @@ class ColourModel:
             config.min_chroma_share,
             config.fade_share,
             config.hue_lightness_weight,
+            faint_chroma=config.faint_chroma,
         )
+
+
+def keep_faint(labels: U8Image, pieces: int, width: int) -> None:
+    """In place: faint pixels (FAINT | label, of ``pieces`` colours) become their colour's
+    where they make patches at least ``width`` pixels thick (a glared or dim cube's top),
+    UNKNOWN elsewhere (the thin blurred halo round a vivid cube)."""
+    faint = cv2.inRange(labels, FAINT + 1, FAINT + pieces)
+    if not cv2.countNonZero(faint):
+        return
+    kept = cv2.morphologyEx(faint, cv2.MORPH_OPEN, np.ones((width, width), np.uint8))
+    # (Through masks, not indexing: a fraction of the cost on a whole image.)
+    np.copyto(labels, np.uint8(UNKNOWN), where=cv2.subtract(faint, kept) > 0)
+    np.bitwise_and(labels, np.uint8(FAINT - 1), out=labels, where=kept > 0)
 
 
 def _lab(values: Iterable[float]) -> Lab:

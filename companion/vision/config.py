@@ -29,6 +29,23 @@ class VisionConfig:
     # 100-159: 75 -> 69 wrong counts (0.45 and 0.55: see the vision README). Not El Grande:
     # its sea print is blue (hard bench 3 -> 11 wrong with it).
     carolus_blue_chroma_share: float = 0.5
+    # A pixel that fails only a colour's chroma share but is at least this saturated (Lab
+    # chroma) is a faint pixel of the colour (colour.ColourModel.faint_chroma) ...
+    faint_chroma: float = 25.0
+    # ... and counts as the colour's where faint pixels make a patch at least this many cube
+    # sides thick (colour.keep_faint): a whole top glare or shade took the chroma from (hard
+    # Carolus seed 141: pink tops of chroma ~29 where the calibration's pink has 54, read
+    # 4 -> 3 and 3 -> 1), not the thin blurred halo round a vivid cube. The same floor on
+    # every pixel took hard Carolus seeds 100-159 from 59 to 77 wrong counts (halos joined
+    # tops; 30: 64). Fitted there with a 3-px opening (a side is 8-10 working px): 59 -> 54
+    # (floor 20: 55, 30: 59); in cube sides, 0.25: 56, 0.35: 56, 0.5: 55 (openings of 2 px
+    # allowed).
+    faint_width: float = 0.35
+    # ... and thicker than this many working pixels however small the cubes: the halo is
+    # blur's and JPEG's chroma smear, a pixel or two wide in the working image whatever the
+    # cube's size (hard Carolus seed 126, cubes ~6 px unbinned: an opening of 2 px kept a
+    # green halo, reserve_2 2 -> 3). Seeds 100-159 at 0.35 sides: 56 -> 55 with it.
+    faint_halo_px: int = 2
     # A coloured piece's pixels may fade toward grey (blur mixing them with the board, a far
     # corner, glare) down to this share of the reference chroma at no cost: along its own hue,
     # so a faded red is still nearer red than pink.

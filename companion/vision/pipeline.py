@@ -32,7 +32,7 @@ import numpy.typing as npt
 from companion.vision import top_model
 from companion.vision.calibration import Calibration
 from companion.vision.castles import TileView, read_castles
-from companion.vision.colour import pack_bgr, unpack_bgr
+from companion.vision.colour import keep_faint, pack_bgr, unpack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.court_rows import CourtRow, count_rows, court_rows
 from companion.vision.cubes import (
@@ -304,7 +304,8 @@ class Reader:
             functools.partial(self._skin.masks, packed[half], cast, paper_lightness(paper))
         )
         dice = jobs.later(functools.partial(self._dice, frame, geo), hand_off=geo.tray is not None)
-        labels = self.colours.classify_packed(packed)
+        labels = self.colours.classify_packed(packed, faint=True)
+        keep_faint(labels, len(self.colours.names), self._faint_px(geo))
         cv2.bitwise_and(labels, geo.readable, dst=labels)
         game = self.layout.game
         black = game == "el-grande" and "black" in self.colours.names
@@ -400,6 +401,12 @@ class Reader:
                 )
             obs = replace(obs, unread=unread)
         return obs
+
+    def _faint_px(self, geo: Geometry) -> int:
+        """How thick (working px) faint pixels must lie to count (config.faint_width), and
+        thicker than a halo (config.faint_halo_px) however small the cubes."""
+        side = math.sqrt(geo.typical_footprint)
+        return max(self.config.faint_halo_px + 1, round(self.config.faint_width * side))
 
     def _dice(self, frame: Image, geo: Geometry) -> Dice:
         """The dice; the tray looked for only when it is not (or no longer) where it was

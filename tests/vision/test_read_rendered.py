@@ -73,6 +73,16 @@ def test_carolus_counts_under_hard_light_blur_and_noise(seed: int) -> None:
     assert {a: dict(c) for a, c in obs.counts.items() if c} == truth["counts"]
 
 
+def test_a_dim_far_pink_pair_is_two_cubes() -> None:
+    """Hard Carolus seed 7: reserve_1's two pink cubes at the board's far corner are dim
+    (chroma ~24-29 where the calibration's pink has 45), most of their tops under pink's
+    chroma share, and half of the nearer one went to the red cube beside it as its fringe:
+    they read as one. Their faint tops count now (colour.keep_faint)."""
+    obs, truth, _ = read_case("carolus-magnus", 7, HARD)
+    assert truth["counts"]["reserve_1"]["pink"] == 2
+    assert obs.count("reserve_1", "pink") == 2
+
+
 def _cover_marker(image: Any, truth: dict[str, Any], marker_id: int) -> Any:
     """The image with a marker (and its white margin) painted over in the table's grey."""
     corners = next(m["corners"] for m in truth["markers"] if m["id"] == marker_id)

@@ -17,6 +17,7 @@ from companion.vision.colour import (
     ColourModel,
     bgr_to_lab,
     nominal_model,
+    pack_bgr,
 )
 from companion.vision.config import DEFAULT_CONFIG
 from companion.vision.cubes import (
@@ -1009,3 +1010,34 @@ def test_a_frayed_black_pairs_narrow_top_counts_by_its_length_a_wider_one_by_its
     for tops, cubes in (((pair,), 2), ((block,), 1), ((pair, lone), 2)):
         patch = _black_patch(ring, 1.6 * unit, *tops)
         assert sum(b.cubes for b in count_patches([patch], 0.6, black=True)) == cubes, tops
+
+
+def test_a_glared_cubes_whole_top_is_its_colour_but_a_vivid_cubes_halo_is_not() -> None:
+    from companion.vision.colour import FAINT, keep_faint
+
+    # Carolus pink as a calibration sampled it (chroma ~54) and its cube under glare, pink's
+    # hue at chroma ~29 (hard seed 141 t09, t11): under 0.6 of pink's chroma.
+    pink = (168.0, 181.0, 118.0)
+    glared = (180, 157, 122)
+    mat = (101.0, 127.0, 127.0)
+    model = ColourModel({"pink": (pink,)}, background=(mat,), faint_chroma=25.0)
+    code = model.label("pink")
+    lab = np.empty((20, 40, 3), np.uint8)
+    lab[:] = np.array(mat, np.uint8)
+    lab[4:12, 4:12] = glared  # a whole top, eight pixels a side
+    lab[4:12, 20:28] = np.array(pink, np.uint8)  # a vivid top ...
+    lab[3, 19:29] = lab[12, 19:29] = lab[4:12, 19] = lab[4:12, 28] = glared  # ... and its halo
+    assert (model.classify(lab)[4:12, 4:12] == UNKNOWN).all()  # not the colour by itself
+    labels = model.classify(lab, faint=True)
+    assert (labels[4:12, 4:12] == FAINT | code).all()
+    keep_faint(labels, len(model.names), 3)
+    assert (labels[4:12, 4:12] == code).all()
+    assert (labels[4:12, 20:28] == code).all()
+    assert (labels[3, 19:29] == UNKNOWN).all() and (labels[4:12, 19] == UNKNOWN).all()
+    # Duller still (chroma ~20, within pink's reach): no piece, faint or not.
+    assert model.classify(np.array([[[168, 147, 123]]], np.uint8), faint=True)[0, 0] == UNKNOWN
+    # The same pixels from BGR: faint only when asked for.
+    bgr = cv2.cvtColor(lab, cv2.COLOR_Lab2BGR)
+    assert (model.classify_bgr(bgr)[4:12, 4:12] == UNKNOWN).all()
+    faint = model.classify_packed(pack_bgr(bgr), faint=True)
+    assert (faint[4:12, 4:12] == FAINT | code).all()
