@@ -1,7 +1,8 @@
 """Labelled cube tops of the hard renders: each patch the reader counts, its whole tops and the
 cubes the renderer put under it (the data companion/vision/top_model.json is fitted on, see
 benchmarks/train_top_model.py). Patches are cached per game and seed under
-``$TMPDIR/companion-tops``.
+``$TMPDIR/companion-tops``, keyed by the reader's source (a changed reader measures other
+patches: they are collected again).
 
     python -m benchmarks.top_tops [el-grande|carolus-magnus] [--first 100] [--cases 60]
 """
@@ -9,8 +10,10 @@ benchmarks/train_top_model.py). Patches are cached per game and seed under
 from __future__ import annotations
 
 import argparse
+import hashlib
 import pickle
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,6 +26,17 @@ from companion.vision.layout import load_layout
 from companion.vision.synth import PRESETS
 
 TOPS = CACHE.parent / "companion-tops"
+
+
+def _reader_version() -> str:
+    """A digest of the vision package's source (reader and renderer)."""
+    digest = hashlib.sha1()
+    for path in sorted((Path(__file__).parents[1] / "companion" / "vision").rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+_VERSION = _reader_version()
 
 
 @dataclass(frozen=True)
@@ -68,7 +82,7 @@ def _owners(patches: list[cubes.Patch], points: list[tuple[float, float]]) -> li
 def seed_patches(game: str, seed: int) -> list[Labelled]:
     """The labelled patches of one hard seed of a game (cached); none from a frame read as
     occluded."""
-    path = TOPS / f"{game}-{seed}.pickle"
+    path = TOPS / f"{game}-{seed}-{_VERSION}.pickle"
     if path.exists():
         # (Stored as plain tuples: a dataclass pickled from this module run as a script would
         # load only there.)
