@@ -56,6 +56,14 @@ def pack_bgr(bgr: U8Image) -> U8Image:
     return packed
 
 
+def lab_of_packed(packed: U8Image) -> U8Image:
+    """Lab (N x 3) of a list of packed pixels (see :func:`pack_bgr`)."""
+    # (Converted as one row: OpenCV converts row by row, and N rows of one pixel cost several
+    # times one row of N; the values are the same, every 24-bit colour checked.)
+    lab: U8Image = cv2.cvtColor(unpack_bgr(packed)[None], cv2.COLOR_BGR2Lab)[0]
+    return lab
+
+
 def unpack_bgr(packed: U8Image) -> U8Image:
     """The BGR pixels (... x 3, uint8) of packed ones (see :func:`pack_bgr`)."""
     bytes_ = np.ascontiguousarray(packed, "<u4").view(np.uint8).reshape(*packed.shape, 4)
@@ -219,8 +227,7 @@ class ColourModel:
         missing = labels == _PENDING
         if cv2.countNonZero(missing.view(np.uint8)):
             keys = packed[missing]
-            lab = cv2.cvtColor(unpack_bgr(keys)[:, None], cv2.COLOR_BGR2Lab)
-            new = self.classify(lab, faint=True)[:, 0]
+            new = self.classify(lab_of_packed(keys), faint=True)
             cache[keys] = new
             labels[missing] = new
         return labels if faint else self._unfaint(labels)
