@@ -274,10 +274,11 @@ def keep_faint(labels: U8Image, pieces: int, width: int) -> None:
     where they make patches at least ``width`` pixels thick (a glared or dim cube's top),
     UNKNOWN elsewhere (the thin blurred halo round a vivid cube).
 
-    The same as opening the faint mask with a ``width`` square (OpenCV's, whose even squares
-    reach a pixel past the patch: an UNKNOWN there becomes FAINT - 1, as it always has) and
-    keeping what is left, but the opening is made only in the boxes that can hold such a
-    square: faint pixels are a few hundred thin halos spread over the whole image."""
+    The same as opening the faint mask with a ``width`` square and keeping what is left, but
+    the opening is made only in the boxes that can hold such a square: faint pixels are a few
+    hundred thin halos spread over the whole image. (OpenCV's opening, as it always was: with
+    an even square it keeps a patch shifted a pixel down and right, its top row and left
+    column UNKNOWN and an UNKNOWN just below or right of it FAINT - 1.)"""
     faint = cv2.inRange(labels, FAINT + 1, FAINT + pieces)
     height, across = labels.shape
     rows = cv2.reduce(faint, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S)[:, 0] // 255
