@@ -56,6 +56,14 @@ def pack_bgr(bgr: U8Image) -> U8Image:
     return packed
 
 
+def lab_of_packed(packed: U8Image) -> U8Image:
+    """Lab (N x 3) of a list of packed pixels (see :func:`pack_bgr`)."""
+    # (Converted as one row: OpenCV converts row by row, and N rows of one pixel cost several
+    # times one row of N; the values are the same, every 24-bit colour checked.)
+    lab: U8Image = cv2.cvtColor(unpack_bgr(packed)[None], cv2.COLOR_BGR2Lab)[0]
+    return lab
+
+
 def unpack_bgr(packed: U8Image) -> U8Image:
     """The BGR pixels (... x 3, uint8) of packed ones (see :func:`pack_bgr`)."""
     bytes_ = np.ascontiguousarray(packed, "<u4").view(np.uint8).reshape(*packed.shape, 4)
@@ -219,8 +227,7 @@ class ColourModel:
         missing = labels == _PENDING
         if cv2.countNonZero(missing.view(np.uint8)):
             keys = packed[missing]
-            lab = cv2.cvtColor(unpack_bgr(keys)[:, None], cv2.COLOR_BGR2Lab)
-            new = self.classify(lab, faint=True)[:, 0]
+            new = self.classify(lab_of_packed(keys), faint=True)
             cache[keys] = new
             labels[missing] = new
         return labels if faint else self._unfaint(labels)
@@ -265,14 +272,65 @@ class ColourModel:
 def keep_faint(labels: U8Image, pieces: int, width: int) -> None:
     """In place: faint pixels (FAINT | label, of ``pieces`` colours) become their colour's
     where they make patches at least ``width`` pixels thick (a glared or dim cube's top),
-    UNKNOWN elsewhere (the thin blurred halo round a vivid cube)."""
+    UNKNOWN elsewhere (the thin blurred halo round a vivid cube).
+
+    The same as opening the faint mask with a ``width`` square and keeping what is left, but
+    the opening is made only in the boxes that can hold such a square: faint pixels are a few
+    hundred thin halos spread over the whole image. (OpenCV's opening, as it always was: with
+    an even square it keeps a patch shifted a pixel down and right, its top row and left
+    column UNKNOWN and an UNKNOWN just below or right of it FAINT - 1.)"""
     faint = cv2.inRange(labels, FAINT + 1, FAINT + pieces)
-    if not cv2.countNonZero(faint):
+    height, across = labels.shape
+    rows = cv2.reduce(faint, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S)[:, 0] // 255
+    tops, bottoms = _runs(rows)
+    if not tops.size:
         return
-    kept = cv2.morphologyEx(faint, cv2.MORPH_OPEN, np.ones((width, width), np.uint8))
-    # (Through masks, not indexing: a fraction of the cost on a whole image.)
-    np.copyto(labels, np.uint8(UNKNOWN), where=cv2.subtract(faint, kept) > 0)
-    np.bitwise_and(labels, np.uint8(FAINT - 1), out=labels, where=kept > 0)
+    # A square (its part in the image) is `width` rows of `width` faint pixels each, fewer
+    # where it runs off the image: only bands of rows, then runs of columns in them, holding
+    # one are opened. Bands are parted by rows, and boxes by columns, without faint pixels,
+    # which no square crosses: a box opened alone (blank round it) opens as in the whole.
+    sides = bool(faint[:, 0].any() or faint[:, -1].any())
+    kernel = np.ones((width, width), np.uint8)
+    keeps: list[tuple[U8Image, U8Image, npt.NDArray[np.bool_]]] = []
+    for band in _holding(tops, rows >= (1 if sides else width), width, height):
+        top, bottom = int(tops[band]), int(bottoms[band]) + 1
+        strip = faint[top:bottom]
+        cols = cv2.reduce(strip, 0, cv2.REDUCE_SUM, dtype=cv2.CV_32S)[0] // 255
+        lefts, rights = _runs(cols)
+        edge = top == 0 or bottom == height
+        for box in _holding(lefts, cols >= (1 if edge else width), width, across):
+            left, right = int(lefts[box]), int(rights[box]) + 1
+            y0, y1 = max(0, top - width), min(height, bottom + width)
+            x0, x1 = max(0, left - width), min(across, right + width)
+            alone = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            alone[top - y0 : bottom - y0, left - x0 : right - x0] = strip[:, left:right]
+            opened = cv2.morphologyEx(alone, cv2.MORPH_OPEN, kernel)
+            if cv2.countNonZero(opened):
+                view = labels[y0:y1, x0:x1]
+                keeps.append((view, view.copy(), opened > 0))
+    # (Every faint pixel UNKNOWN through the mask, the kept ones' labels put back: a masked
+    # copy over the whole image costs several times a bitwise or.)
+    cv2.bitwise_or(labels, faint, dst=labels)
+    for view, before, kept in keeps:
+        np.bitwise_and(before, np.uint8(FAINT - 1), out=view, where=kept)
+
+
+def _runs(values: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """First and last index of each run of nonzero entries of a 1-D array."""
+    at = np.flatnonzero(values)
+    if not at.size:
+        return at, at
+    breaks = np.flatnonzero(np.diff(at) > 1)
+    return np.concatenate((at[:1], at[breaks + 1])), np.concatenate((at[breaks], at[-1:]))
+
+
+def _holding(firsts: npt.NDArray[Any], full: npt.NDArray[Any], width: int, size: int) -> list[int]:
+    """Which runs (by their ``firsts``) hold ``width`` consecutive ``full`` lines, or fewer at
+    the image's edge (0 or ``size``)."""
+    starts, ends = _runs(full)
+    long = (ends - starts + 1 >= width) | (starts == 0) | (ends == size - 1)
+    found = np.searchsorted(firsts, starts[long], side="right") - 1
+    return sorted(set(found.tolist()))
 
 
 def _lab(values: Iterable[float]) -> Lab:

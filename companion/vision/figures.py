@@ -24,7 +24,7 @@ from companion.vision.cubes import Patch, clean, measure_planes
 from companion.vision.geometry import Geometry
 from companion.vision.hand import white_cast
 from companion.vision.layout import Layout
-from companion.vision.local_print import GREY, local_print_cells, quantile_of
+from companion.vision.local_print import GREY, local_print_cells, percentile_u8, quantile_of
 from companion.vision.masks import components, disc, fill_small_holes
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.standing import top_of
@@ -108,7 +108,12 @@ def marker_light(markers: Image, cast: tuple[float, float] | None = None) -> Mar
     """:class:`MarkerLight` from the Lab pixels (N x 3) of the markers' paper (and their
     :func:`hand.white_cast`, if the caller has it)."""
     ab = np.array(white_cast(markers) if cast is None else cast, np.float32)
-    paper = float(np.percentile(GREY[markers[:, 0]], 85)) if markers.size else 255.0
+    # (From the counts: np.percentile's number to the last bit without its sort.)
+    paper = (
+        percentile_u8(np.bincount(markers[:, 0], minlength=256), 85.0, GREY)
+        if markers.size
+        else 255.0
+    )
     return MarkerLight(ab, paper)
 
 
@@ -135,8 +140,9 @@ def dark_within(
     near = np.s_[y0:y1, x0:x1]
     lab = cv2.cvtColor(np.ascontiguousarray(image[near]), cv2.COLOR_BGR2Lab)
     if light is None:
+        # (As one row: see colour.lab_of_packed.)
         light = marker_light(
-            cv2.cvtColor(image.reshape(-1, 1, 3)[geo.white], cv2.COLOR_BGR2Lab)[:, 0]
+            cv2.cvtColor(image.reshape(1, -1, 3)[:, geo.white], cv2.COLOR_BGR2Lab)[0]
         )
     # (Anywhere the board is read, not only over its areas: a cube at a region's edge shows
     # over the sea or the border beside it.)

@@ -15,9 +15,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.colour import BACKGROUND, L_WEIGHT, UNKNOWN, Lab, unpack_bgr
+from companion.vision.colour import BACKGROUND, L_WEIGHT, UNKNOWN, Lab, lab_of_packed
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.local_print import percentile_u8
+from companion.vision.local_print import percentile_rows, percentile_u8
 
 Image = npt.NDArray[Any]
 
@@ -28,11 +28,15 @@ def white_cast(paper: Image) -> tuple[float, float]:
     30 %), by the median."""
     if paper.shape[0] < 16:
         return 0.0, 0.0
-    light = paper[:, 0]
-    bright = paper[light >= percentile_u8(np.bincount(light, minlength=256), 70.0)]
-    a = np.bincount(bright[:, 1], minlength=256)
-    b = np.bincount(bright[:, 2], minlength=256)
-    return percentile_u8(a, 50.0) - 128.0, percentile_u8(b, 50.0) - 128.0
+    # (Each channel made contiguous first, and both medians taken in one call: picking rows
+    # of an N x 3 array costs several times picking from its channels.)
+    light, a, b = np.ascontiguousarray(paper.T)
+    bright = light >= percentile_u8(np.bincount(light, minlength=256), 70.0)
+    counts = np.stack(
+        [np.bincount(a[bright], minlength=256), np.bincount(b[bright], minlength=256)]
+    )
+    cast_a, cast_b = percentile_rows(counts, 50.0)
+    return float(cast_a) - 128.0, float(cast_b) - 128.0
 
 
 def _run(inside: Image) -> tuple[int, int]:
@@ -155,7 +159,7 @@ class SkinColours:
         missing = bits == 0
         if cv2.countNonZero(missing.view(np.uint8)):
             keys = packed[missing]
-            lab = cv2.cvtColor(unpack_bgr(keys)[:, None], cv2.COLOR_BGR2Lab)
+            lab = lab_of_packed(keys)[:, None]
             under = skin_mask(lab, cast, self.config, paper) & ~board_print(
                 lab, self.board, self.config
             )

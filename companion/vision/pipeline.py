@@ -32,7 +32,7 @@ import numpy.typing as npt
 from companion.vision import top_model
 from companion.vision.calibration import Calibration
 from companion.vision.castles import TileView, read_castles
-from companion.vision.colour import keep_faint, pack_bgr, unpack_bgr
+from companion.vision.colour import keep_faint, lab_of_packed, pack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.court_rows import CourtRow, count_rows, court_rows
 from companion.vision.cubes import (
@@ -115,8 +115,7 @@ def lab_of(packed: Image) -> Image:
     """Lab (N x 3) of a list of packed pixels: the frame is converted only where it is needed."""
     if not len(packed):
         return np.zeros((0, 3), np.uint8)
-    lab: Image = cv2.cvtColor(unpack_bgr(packed)[:, None], cv2.COLOR_BGR2Lab)[:, 0]
-    return lab
+    return lab_of_packed(packed)
 
 
 def _margin(config: VisionConfig) -> int:

@@ -1012,6 +1012,35 @@ def test_a_frayed_black_pairs_narrow_top_counts_by_its_length_a_wider_one_by_its
         assert sum(b.cubes for b in count_patches([patch], 0.6, black=True)) == cubes, tops
 
 
+def test_faint_patches_are_kept_as_by_opening_the_whole_mask() -> None:
+    """keep_faint opens only the boxes that can hold a square: the same labels as opening the
+    whole faint mask (OpenCV's opening, even squares and patches at the image's edge too)."""
+    from companion.vision.colour import FAINT, keep_faint
+
+    def whole(labels: np.ndarray, pieces: int, width: int) -> None:
+        faint = cv2.inRange(labels, FAINT + 1, FAINT + pieces)
+        kept = cv2.morphologyEx(faint, cv2.MORPH_OPEN, np.ones((width, width), np.uint8))
+        labels[(faint > 0) & (kept == 0)] = UNKNOWN
+        labels[kept > 0] &= FAINT - 1
+
+    rng = np.random.default_rng(7)
+    values = np.array([0, 1, 2, 3, UNKNOWN, FAINT | 1, FAINT | 2, FAINT | 3], np.uint8)
+    kept_some = 0
+    for _ in range(400):
+        h, w = (int(v) for v in rng.integers(1, 40, 2))
+        labels = rng.choice(values, size=(h, w), p=[0.1, 0.1, 0.05, 0.05, 0.1, 0.2, 0.2, 0.2])
+        for _ in range(int(rng.integers(0, 5))):  # patches, some running off the image
+            y, x = int(rng.integers(0, h)), int(rng.integers(0, w))
+            labels[y : y + int(rng.integers(1, 9)), x : x + int(rng.integers(1, 9))] = FAINT | 2
+        pieces, width = int(rng.integers(1, 4)), int(rng.integers(1, 7))
+        want, got = labels.copy(), labels.copy()
+        whole(want, pieces, width)
+        keep_faint(got, pieces, width)
+        assert np.array_equal(got, want), (pieces, width, labels)
+        kept_some += int(((labels > FAINT) & (got < FAINT)).any())
+    assert kept_some > 50  # (patches kept as well as halos dropped)
+
+
 def test_a_glared_cubes_whole_top_is_its_colour_but_a_vivid_cubes_halo_is_not() -> None:
     from companion.vision.colour import FAINT, keep_faint
 
