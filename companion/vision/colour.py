@@ -276,9 +276,7 @@ def keep_faint(labels: U8Image, pieces: int, width: int) -> None:
 
     The same as opening the faint mask with a ``width`` square and keeping what is left, but
     the opening is made only in the boxes that can hold such a square: faint pixels are a few
-    hundred thin halos spread over the whole image. (OpenCV's opening, as it always was: with
-    an even square it keeps a patch shifted a pixel down and right, its top row and left
-    column UNKNOWN and an UNKNOWN just below or right of it FAINT - 1.)"""
+    hundred thin halos spread over the whole image (see opened)."""
     faint = cv2.inRange(labels, FAINT + 1, FAINT + pieces)
     height, across = labels.shape
     rows = cv2.reduce(faint, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S)[:, 0] // 255
@@ -304,7 +302,7 @@ def keep_faint(labels: U8Image, pieces: int, width: int) -> None:
             x0, x1 = max(0, left - width), min(across, right + width)
             alone = np.zeros((y1 - y0, x1 - x0), np.uint8)
             alone[top - y0 : bottom - y0, left - x0 : right - x0] = strip[:, left:right]
-            opened = cv2.morphologyEx(alone, cv2.MORPH_OPEN, kernel)
+            opened = opened_by(alone, kernel)
             if cv2.countNonZero(opened):
                 view = labels[y0:y1, x0:x1]
                 keeps.append((view, view.copy(), opened > 0))
@@ -313,6 +311,19 @@ def keep_faint(labels: U8Image, pieces: int, width: int) -> None:
     cv2.bitwise_or(labels, faint, dst=labels)
     for view, before, kept in keeps:
         np.bitwise_and(before, np.uint8(FAINT - 1), out=view, where=kept)
+
+
+def opened_by(mask: U8Image, kernel: U8Image) -> U8Image:
+    """``mask`` opened by ``kernel`` (a square): the parts of it the square fits in, in place.
+
+    Not cv2.morphologyEx's opening: that dilates with the same anchor it erodes with, so with
+    an even square (its anchor off the middle) what it keeps lies a pixel down and right of
+    where it was; the dilation here takes the reflected anchor."""
+    side = kernel.shape[0]
+    back = side - 1 - side // 2
+    eroded = cv2.erode(mask, kernel)
+    out: U8Image = cv2.dilate(eroded, kernel, anchor=(back, back))
+    return out
 
 
 def _runs(values: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:

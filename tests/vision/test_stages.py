@@ -1014,12 +1014,12 @@ def test_a_frayed_black_pairs_narrow_top_counts_by_its_length_a_wider_one_by_its
 
 def test_faint_patches_are_kept_as_by_opening_the_whole_mask() -> None:
     """keep_faint opens only the boxes that can hold a square: the same labels as opening the
-    whole faint mask (OpenCV's opening, even squares and patches at the image's edge too)."""
-    from companion.vision.colour import FAINT, keep_faint
+    whole faint mask (even squares and patches at the image's edge too)."""
+    from companion.vision.colour import FAINT, keep_faint, opened_by
 
     def whole(labels: np.ndarray, pieces: int, width: int) -> None:
         faint = cv2.inRange(labels, FAINT + 1, FAINT + pieces)
-        kept = cv2.morphologyEx(faint, cv2.MORPH_OPEN, np.ones((width, width), np.uint8))
+        kept = opened_by(faint, np.ones((width, width), np.uint8))
         labels[(faint > 0) & (kept == 0)] = UNKNOWN
         labels[kept > 0] &= FAINT - 1
 
@@ -1039,6 +1039,21 @@ def test_faint_patches_are_kept_as_by_opening_the_whole_mask() -> None:
         assert np.array_equal(got, want), (pieces, width, labels)
         kept_some += int(((labels > FAINT) & (got < FAINT)).any())
     assert kept_some > 50  # (patches kept as well as halos dropped)
+
+
+def test_a_faint_patch_is_kept_where_it_lies_whatever_the_square() -> None:
+    """A faint square as wide as the opening's, odd or even, is kept whole and in place (an
+    opening that dilates with its erosion's anchor shifts it a pixel with an even square)."""
+    from companion.vision.colour import FAINT, keep_faint
+
+    for width in (2, 3, 4, 5, 6):
+        labels = np.full((20, 20), UNKNOWN, np.uint8)
+        labels[6 : 6 + width, 7 : 7 + width] = FAINT | 2
+        labels[15, 2:18] = FAINT | 1  # a halo one pixel thick
+        want = np.full((20, 20), UNKNOWN, np.uint8)
+        want[6 : 6 + width, 7 : 7 + width] = 2
+        keep_faint(labels, 3, width)
+        assert np.array_equal(labels, want), width
 
 
 def test_a_glared_cubes_whole_top_is_its_colour_but_a_vivid_cubes_halo_is_not() -> None:
