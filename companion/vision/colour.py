@@ -276,7 +276,7 @@ def keep_faint(labels: U8Image, pieces: int, width: int) -> None:
 
     The same as opening the faint mask with a ``width`` square and keeping what is left, but
     the opening is made only in the boxes that can hold such a square: faint pixels are a few
-    hundred thin halos spread over the whole image (see opened)."""
+    hundred thin halos spread over the whole image (see opened_by)."""
     faint = cv2.inRange(labels, FAINT + 1, FAINT + pieces)
     height, across = labels.shape
     rows = cv2.reduce(faint, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S)[:, 0] // 255
@@ -314,7 +314,8 @@ def keep_faint(labels: U8Image, pieces: int, width: int) -> None:
 
 
 def opened_by(mask: U8Image, kernel: U8Image) -> U8Image:
-    """``mask`` opened by ``kernel`` (a square): the parts of it the square fits in, in place.
+    """``mask`` opened by ``kernel`` (a square): the parts of it the square fits in, where
+    they lie.
 
     Not cv2.morphologyEx's opening: that dilates with the same anchor it erodes with, so with
     an even square (its anchor off the middle) what it keeps lies a pixel down and right of
