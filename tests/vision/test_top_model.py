@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,3 +73,30 @@ def test_hard_carolus_tops_the_rules_miscount_read_right_with_the_model(
     assert reader.read(image).count(area, colour) == want
     reader._top_model = None  # the rules alone
     assert reader.read(image).count(area, colour) == rules != want
+
+
+def test_the_fit_learns_counts_from_a_measure_and_is_the_same_each_time() -> None:
+    """benchmarks.train_top_model's fit on made-up tops whose count is their rounded area, a
+    third of them court-row tops known only as 'at most': the counts come back, twice alike."""
+    import numpy as np
+
+    from benchmarks.train_top_model import fit_logistic
+
+    rng = np.random.default_rng(3)
+    area = rng.uniform(0.6, 4.4, 600)
+    noise = rng.normal(0, 1, 600)  # a measure that says nothing
+    x = np.column_stack([area, noise])
+    y = np.clip(np.round(area), 1, 4).astype(np.int64)
+    bound = rng.random(600) < 1 / 3
+
+    def predict(fit: dict[str, list[Any]], row: list[float]) -> int:
+        z = (np.array(row) - np.array(fit["mean"])) / np.array(fit["scale"])
+        w = np.array(fit["weights"])
+        return 1 + int(np.argmax((z @ w[:-1] + w[-1])[1:]))
+
+    fit = fit_logistic(x, y, bound)
+    assert [predict(fit, [a, 0.0]) for a in (1.0, 2.0, 3.0, 4.0)] == [1, 2, 3, 4]
+    assert fit_logistic(x, y, bound) == fit
+    # Only bounds for the count of four: nothing pushes a top up to four, and none reads it.
+    only = fit_logistic(x, y, y == 4)
+    assert predict(only, [4.0, 0.0]) < 4
