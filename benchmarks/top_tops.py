@@ -10,16 +10,14 @@ patches: they are collected again).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import pickle
 from dataclasses import dataclass, fields
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from benchmarks.bench_vision import POSITIONS
-from benchmarks.vision_errors import CACHE, cached_render
+from benchmarks.vision_errors import CACHE, VISION, cached_render, source_digest
 from companion.vision import cubes, pipeline
 from companion.vision.calibration import calibrate
 from companion.vision.layout import load_layout
@@ -28,15 +26,8 @@ from companion.vision.synth import PRESETS
 TOPS = CACHE.parent / "companion-tops"
 
 
-def _reader_version() -> str:
-    """A digest of the vision package's source (reader and renderer)."""
-    digest = hashlib.sha1()
-    for path in sorted((Path(__file__).parents[1] / "companion" / "vision").rglob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:12]
-
-
-_VERSION = _reader_version()
+# (The reader and the renderer: either changes the patches.)
+_VERSION = source_digest(VISION)
 
 
 @dataclass(frozen=True)

@@ -32,18 +32,18 @@ from companion.vision.synth import PRESETS, Conditions, render
 CACHE = Path(os.environ.get("TMPDIR", tempfile.gettempdir())) / "companion-renders"
 
 
-def _renderer_version() -> str:
-    """A digest of the renderer's source: a render cached by an older renderer is not reused
-    (a changed renderer draws other images for the same seed)."""
+def source_digest(folder: Path) -> str:
+    """A digest of the Python source under ``folder``: what is cached from code there (a
+    render, a reader's patches) is not reused once that code has changed."""
     digest = hashlib.sha1()
-    for path in sorted(
-        (Path(__file__).parents[1] / "companion" / "vision" / "synth").rglob("*.py")
-    ):
+    for path in sorted(folder.rglob("*.py")):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
 
-_VERSION = _renderer_version()
+VISION = Path(__file__).parents[1] / "companion" / "vision"
+# (A changed renderer draws other images for the same seed.)
+_VERSION = source_digest(VISION / "synth")
 
 
 def cached_render(
