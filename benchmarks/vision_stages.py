@@ -27,6 +27,7 @@ from companion.vision.config import DEFAULT_CONFIG
 STAGES = (
     ("pipeline.py", "working_image"),
     ("colour.py", "classify_packed"),
+    ("colour.py", "keep_faint"),
     ("hand.py", "hand_check"),
     ("mosaic.py", "cut"),
     ("fringe.py", "drop_fringes"),
