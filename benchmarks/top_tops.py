@@ -20,6 +20,7 @@ from benchmarks.bench_vision import POSITIONS
 from benchmarks.vision_errors import CACHE, VISION, cached_render, source_digest
 from companion.vision import cubes, pipeline
 from companion.vision.calibration import calibrate
+from companion.vision.errors import VisionError
 from companion.vision.layout import load_layout
 from companion.vision.synth import PRESETS
 
@@ -87,7 +88,12 @@ def seed_patches(game: str, seed: int) -> list[Labelled]:
     setup, position = POSITIONS[game](seed)
     setup_image, _ = cached_render(setup, layout, seed, cond)
     image, truth = cached_render(position, layout, seed, cond)
-    reader = pipeline.Reader(calibrate(setup_image, layout, setup), layout)
+    try:
+        reader: pipeline.Reader | None = pipeline.Reader(
+            calibrate(setup_image, layout, setup), layout
+        )
+    except VisionError:
+        reader = None  # (a setup frame hiding a corner marker, as seed 221's: nothing to label)
     calls: list[tuple[list[cubes.Patch], float, dict[str, Any]]] = []
     original = pipeline.count_patches
 
@@ -95,12 +101,16 @@ def seed_patches(game: str, seed: int) -> list[Labelled]:
         calls.append((patches, factor, kw))
         return original(patches, factor, config, **kw)
 
+    out: list[Labelled] = []
+    if reader is None:
+        TOPS.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(out))
+        return out
     pipeline.count_patches = spy  # type: ignore[assignment]
     try:
         obs = reader.read(image)
     finally:
         pipeline.count_patches = original
-    out: list[Labelled] = []
     if not obs.occluded:
         geo = reader._geometry
         assert geo is not None
