@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.masks import PerLabel, block_order, nonzero, pack_boxes
-from companion.vision.top_model import TopModel, features
+from companion.vision.top_model import TopModel, features_many
 
 U8Image = npt.NDArray[Any]
 F32Image = npt.NDArray[Any]
@@ -470,26 +470,37 @@ def count_patches(
     """
     # (Black specks are bits of the board's print as often as far cubes.)
     least_cubes = config.min_blob_cubes if black else config.min_counted_cubes
-    blobs: list[Blob] = []
+    kept: list[tuple[Patch, float, float, list[Top]]] = []
     for p in patches:
         unit = p.footprint * factor
         estimate = p.area / unit
         if estimate < least_cubes or estimate > config.max_blob_cubes:
             continue  # a speck; or a patch of print or cloth no pile of cubes could make
+        # The dark seams keep touching cubes' tops apart: each whole top is a seed, and a
+        # top that is more than one (seams lost to blur) counts by its shape. Lit slivers
+        # of sides are no tops (too thin). The blob's area (estimate) is the cross-check.
+        kept.append((p, unit, estimate, whole_tops(p, unit, black, config) if p.tops else []))
+    # The fitted model counts all the tops not black at once (one matrix product).
+    modelled = None
+    if model is not None and not black:
+        per_cube = config.merged_top_cubes if ragged is None else ragged
+        tops = [t for _, _, _, ws in kept for t in ws]
+        units = [unit for _, unit, _, ws in kept for _ in ws]
+        sides = [p.side for p, _, _, ws in kept for _ in ws]
+        rows = features_many(tops, units, sides, ragged=per_cube)
+        modelled = iter(model.predict_many(rows))
+    blobs: list[Blob] = []
+    for p, unit, estimate, whole in kept:
         cubes = max(1, round(estimate - 0.25))  # see the tops below: the bar for two is high
         x, y, w, h = p.bbox
-        whole: list[Top] = []
         if p.tops:
-            # The dark seams keep touching cubes' tops apart: each whole top is a seed, and a
-            # top that is more than one (seams lost to blur) counts by its shape. Lit slivers
-            # of sides are no tops (too thin). The blob's area (estimate) is the cross-check.
-            whole = whole_tops(p, unit, black, config)
             seeds = len(whole)
-            if whole:
+            if whole and modelled is not None:
+                cubes = sum(next(modelled) for _ in whole)
+            elif whole:
                 alone = len(whole) == 1
                 cubes = sum(
-                    _top_count(t, unit, p, config, black, clusters, ragged, alone, model)
-                    for t in whole
+                    _top_count(t, unit, p, config, black, clusters, ragged, alone) for t in whole
                 )
         else:
             seeds = seed_count(np.pad(p.comp, 1), p.side)
@@ -525,17 +536,13 @@ def _top_count(
     clusters: bool,
     ragged: float | None,
     alone: bool,
-    model: TopModel | None,
 ) -> int:
-    """Cubes under one whole top: the fitted model's count where one is given (see
-    count_patches), else the rules of top_cubes (and a black top's row, _black_row)."""
+    """Cubes under one whole top by the rules of top_cubes (and a black top's row,
+    _black_row), where no fitted model counts it (see count_patches)."""
     if black:
         # (A black top is its darkest face inside bright bevels, not a face blur ate into: no
         # band to give back, no footprint.)
         return max(top_cubes(t, unit, config, 0.0, p.side), _black_row(t, p.side, config, alone))
-    if model is not None:
-        per_cube = config.merged_top_cubes if ragged is None else ragged
-        return model.predict(features(t, unit, p.side, ragged=per_cube))
     footprint = p.footprint if clusters else 0.0
     return top_cubes(t, unit, config, footprint, p.side, ragged=ragged)
 
