@@ -149,8 +149,9 @@ def measure_planes(
     points = cv2.findNonZero(masks).reshape(-1, 2)  # (x, y), raster order
     at = points[:, 1].astype(np.intp) * w + points[:, 0]
     comps = PerLabel.of(comp_map.ravel()[at] - 1, n - 1)
-    plane, local = at // (h * w), at % (h * w)
-    py, px = at // w, at % w  # in the stack
+    # (One division each: NumPy's divmod gives quotient and remainder in one pass.)
+    plane, local = np.divmod(at, h * w)
+    py, px = np.divmod(at, w)  # in the stack
     where = local if index is None else index.ravel()[local]
     wide = w if index is None else width
     wy, wx = where // wide, where % wide
@@ -301,15 +302,10 @@ def _tops(
         cells, outline, staggered = 1, 0.0, 0
         # A top as big as a cube's or more may be several cubes': its shape says how many.
         if area >= config.top_shape_from * fps[o]:
-            mine = np.s_[starts[j] : starts[j] + counts[j]]
             y0, x0 = int(y_lo[j]), int(x_lo[j])
-            part = np.zeros((int(y_hi[j]) - y0 + 1, int(x_hi[j]) - x0 + 1), np.uint8)
-            part[ys_by[mine] - y0, xs_by[mine] - x0] = 1
-            if dark is not None and dark[o]:
-                # (With its filled holes.)
-                part |= (parts[y0 : y0 + part.shape[0], x0 : x0 + part.shape[1]] == j + 1).view(
-                    np.uint8
-                )
+            # Its pixels in its box: the packed image's labels give them (a black top's with
+            # its filled holes; each box lies apart, so no other top's pixel is in it).
+            part = (parts[y0 : int(y_hi[j]) + 1, x0 : int(x_hi[j]) + 1] == j + 1).view(np.uint8)
             length, width, cells, staggered = top_shape(part, sides[o], config)
             if outlines and (dark is None or not dark[o]):
                 outline = outline_length(part)
@@ -334,21 +330,25 @@ def _fill_holes(
     mine = dark[owner]
     tops = np.zeros_like(packed)
     tops[qy[mine], qx[mine]] = 1
-    n, holes, stats, _ = cv2.connectedComponentsWithStats(1 - tops, connectivity=4)
+    # (Only the holes' areas are wanted: counted from their pixels, not OpenCV's statistics
+    # pass over the whole packed image.)
+    n, holes = cv2.connectedComponents(1 - tops, connectivity=4)
     # (The packed boxes lie a pixel apart within a frame of empty pixels: all that is not a
     # hole is one background, the first component.)
-    who = np.zeros(packed.shape, np.intp)
+    # (Owners' numbers, made float32 for the dilation: exact below 2**24.)
+    who = np.zeros(packed.shape, np.float32)
     who[qy[mine], qx[mine]] = owner[mine] + 1
-    near = cv2.dilate(who.astype(np.float32), np.ones((3, 3), np.uint8))
+    near = cv2.dilate(who, np.ones((3, 3), np.uint8))
     hole = holes > 0
     hole &= holes != holes[0, 0]
-    if not hole.any():
+    hy, hx = nonzero(hole)
+    if not hy.size:
         return
-    hy, hx = np.nonzero(hole)
     label = holes[hy, hx].astype(np.intp)
     of = np.zeros(n, np.intp)
     np.maximum.at(of, label, near[hy, hx].astype(np.intp))
-    small = (of > 0) & (stats[:, cv2.CC_STAT_AREA] <= share * fp[np.maximum(of - 1, 0)])
+    area = np.bincount(label, minlength=n)
+    small = (of > 0) & (area <= share * fp[np.maximum(of - 1, 0)])
     fill = small[label]
     packed[hy[fill], hx[fill]] = 1
 
@@ -598,7 +598,7 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
     # filled or not, and they are filled only where its cells are judged, see _holes_filled.)
     box = cv2.boxPoints(cv2.minAreaRect(cv2.findNonZero(part)))
     origin = box[0]
-    edges = box[[1, 3]] - origin
+    edges = box[1::2] - origin  # (corners 1 and 3: a view, not a copy by index)
     # +1: the rectangle runs through the outer pixels' centres. (Both edges at once: NumPy's
     # calls on scalars cost ten times OpenCV's rectangle.)
     sizes = [s + 1.0 for s in np.hypot(edges[:, 0], edges[:, 1]).tolist()]
