@@ -206,7 +206,7 @@ def measure_planes(
     )
     for i in order.tolist():
         y0, y1, x0, x1 = top_y[i], bottom_y[i], lefts[i], rights[i]
-        part = (comp_map[y0 : y1 + 1, x0 : x1 + 1] == i + 1).astype(np.uint8)
+        part = (comp_map[y0 : y1 + 1, x0 : x1 + 1] == i + 1).view(np.uint8)
         dx, dy = dxs[i], dys[i]
         box = (x0 + dx, y0 + dy, x1 - x0 + 1, y1 - y0 + 1)
         its = tuple(tops[i])
@@ -247,11 +247,12 @@ def _tops(
     component's offset (x, y) from the mask to the image its tops' points are given in."""
     m = comps.n
     comp = comps.label
-    hist = np.bincount(comp[own] * 64 + (light[own] >> 2), minlength=m * 64)
+    mine = comp[own]  # (gathered once: the histogram and the valued test both need it)
+    hist = np.bincount(mine * 64 + (light[own] >> 2), minlength=m * 64)
     mode = _top_lightness(hist.reshape(m, 64).astype(np.float32))
     band = np.maximum(mode * (1 - top_share), TOP_NOISE)
     top = own & (np.abs(light.astype(np.int16) - mode[comp]) <= band[comp])
-    valued = np.bincount(comp[own], minlength=m) > 0
+    valued = np.bincount(mine, minlength=m) > 0
     counted = np.where(valued, np.bincount(comp[top], minlength=m), comps.count)
     tops: list[list[Top]] = [[] for _ in range(m)]
     chosen = np.flatnonzero(top)
@@ -274,7 +275,8 @@ def _tops(
     first = patches.min(position)
     owner = owner_of[first]
     # Smaller than this: a glint or a sliver, no need to measure its thickness.
-    kept = np.flatnonzero(patches.count >= 0.3 * fp[owner])
+    sizes = patches.count
+    kept = np.flatnonzero(sizes >= 0.3 * fp[owner])
     if not kept.size:
         return counted.astype(np.float64), tops
     depth = cv2.distanceTransform(packed, cv2.DIST_L2, 3)[qy, qx]
@@ -283,7 +285,6 @@ def _tops(
     # Each top's first deepest pixel (as cv2.minMaxLoc finds it).
     deepest = PerLabel(patches.label[deep], patches.n).min(position[deep])
     ty, tx = yx[0][chosen[deepest]], yx[1][chosen[deepest]]
-    sizes = patches.count
     # Each top's pixels, top by top, and their box (one stable sort and a reduction per
     # bound for all tops, not a scan of all top pixels and four reductions per top).
     by_top = np.argsort(patches.label, kind="stable")
