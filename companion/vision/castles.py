@@ -42,7 +42,7 @@ from companion.vision.local_print import (
     median_rows,
     percentile_rows,
 )
-from companion.vision.masks import components, fill_small_holes, nonzero
+from companion.vision.masks import components, fill_small_holes, nonzero, opened_by
 
 Image = npt.NDArray[Any]
 FloatArray = npt.NDArray[Any]
@@ -415,7 +415,7 @@ def castle_blobs(
     # read grey, grey ones black on hard seeds 100-159).
     mask = neutral
     if step == 1:
-        mask = cv2.morphologyEx(neutral, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        mask = opened_by(neutral, np.ones((2, 2), np.uint8))
     mask = fill_small_holes(mask, config.castle_hole * width * width)
     n, blobs, stats, centroids = components(mask, connectivity=8)
     lightness = sub.reshape(-1, 3)[:, 0]

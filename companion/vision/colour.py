@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
+from companion.vision.masks import opened_by
 
 Lab = tuple[float, float, float]
 U8Image = npt.NDArray[Any]
@@ -311,20 +312,6 @@ def keep_faint(labels: U8Image, pieces: int, width: int) -> None:
     cv2.bitwise_or(labels, faint, dst=labels)
     for view, before, kept in keeps:
         np.bitwise_and(before, np.uint8(FAINT - 1), out=view, where=kept)
-
-
-def opened_by(mask: U8Image, kernel: U8Image) -> U8Image:
-    """``mask`` opened by ``kernel`` (a square): the parts of it the square fits in, where
-    they lie.
-
-    Not cv2.morphologyEx's opening: that dilates with the same anchor it erodes with, so with
-    an even square (its anchor off the middle) what it keeps lies a pixel down and right of
-    where it was; the dilation here takes the reflected anchor."""
-    side = kernel.shape[0]
-    back = side - 1 - side // 2
-    eroded = cv2.erode(mask, kernel)
-    out: U8Image = cv2.dilate(eroded, kernel, anchor=(back, back))
-    return out
 
 
 def _runs(values: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:

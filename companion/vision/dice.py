@@ -24,7 +24,7 @@ from companion.vision.die_faces import CAROLUS_FACES, face_of
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
 from companion.vision.local_print import median_columns, median_u8, quantile_of
-from companion.vision.masks import components, nonzero
+from companion.vision.masks import components, nonzero, opened_by
 
 Image = npt.NDArray[Any]
 
@@ -133,7 +133,7 @@ def die_pixels(
     # A die is a whole die side across; thin bright lines (the tray's printed outline) are not.
     thin = max(2, round(config.die_min_width * side))
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (thin, thin))
-    opened: Image = cv2.morphologyEx(body.astype(np.uint8), cv2.MORPH_OPEN, disc)
+    opened: Image = opened_by(body.astype(np.uint8), disc)
     return opened > 0
 
 

@@ -25,7 +25,7 @@ from companion.vision.geometry import Geometry
 from companion.vision.hand import white_cast
 from companion.vision.layout import Layout
 from companion.vision.local_print import GREY, local_print_cells, percentile_u8, quantile_of
-from companion.vision.masks import components, disc, fill_small_holes
+from companion.vision.masks import components, disc, fill_small_holes, opened_by
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.standing import top_of
 
@@ -234,7 +234,7 @@ def _dark_pixels(
     square = np.ones((side, side), np.uint8)
     dark = cv2.compare(grey, bound, cv2.CMP_LE)
     dark[~board] = 0
-    dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, square)
+    dark = opened_by(dark, square)
     found = cv2.findNonZero(dark)
     if found is None:
         return dark
@@ -257,7 +257,7 @@ def _dark_pixels(
         (along <= config.dark_piece_print_hue * print_chroma) | (ratio <= config.black_piece_ratio)
     )
     dark[ys[~keep], xs[~keep]] = 0
-    out: Image = cv2.morphologyEx(dark, cv2.MORPH_OPEN, square)
+    out: Image = opened_by(dark, square)
     return out
 
 

@@ -18,6 +18,7 @@ import numpy.typing as npt
 from companion.vision.colour import BACKGROUND, L_WEIGHT, UNKNOWN, Lab, lab_of_packed
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.local_print import percentile_rows, percentile_u8
+from companion.vision.masks import opened_by
 
 Image = npt.NDArray[Any]
 
@@ -213,7 +214,7 @@ def hand_check(
     # frame (scoreboards, print, the tower's shadow) only skin is.
     strange = (unknown & area_zone) | (skin_any & hand_zone)
     kernel = np.ones((2, 2), np.uint8)
-    blobs = cv2.morphologyEx(strange.astype(np.uint8), cv2.MORPH_OPEN, kernel)
+    blobs = opened_by(strange.astype(np.uint8), kernel)
     limit = config.hand_min_cubes * typical_footprint / 4
     if cv2.countNonZero(blobs) < min(limit, config.hand_reach_cubes * typical_footprint / 4):
         return None  # not enough of it for one blob (most frames: no need to look closer)
@@ -223,7 +224,7 @@ def hand_check(
     off_table = skin_cast | skin_plain
     if len(skin) > 3:
         off_table &= ~skin[3]
-    arm = cv2.morphologyEx((off_table & outside).astype(np.uint8), cv2.MORPH_OPEN, kernel)
+    arm = opened_by((off_table & outside).astype(np.uint8), kernel)
     n, parts = cv2.connectedComponents(blobs, connectivity=8)
     points = cv2.findNonZero(blobs).reshape(-1, 2)
     at = points[:, 1].astype(np.intp) * blobs.shape[1] + points[:, 0]
@@ -239,7 +240,7 @@ def hand_check(
     # over what the blob itself leaves out: an arm reaching in past El Grande's tower or over
     # a marker crosses them (the tower's brown sides, skin-coloured, are no hand by themselves).
     reach = strange | (unknown & hand_zone) | (skin_any & ~hand_zone)
-    reach = cv2.bitwise_or(cv2.morphologyEx(reach.astype(np.uint8), cv2.MORPH_OPEN, kernel), blobs)
+    reach = cv2.bitwise_or(opened_by(reach.astype(np.uint8), kernel), blobs)
     border = np.zeros_like(outside)
     border[0, :] = border[-1, :] = border[:, 0] = border[:, -1] = True
     edge = cv2.dilate((outside | border).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0

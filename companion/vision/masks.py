@@ -83,6 +83,23 @@ def components(mask: Image, connectivity: int = 8) -> tuple[int, Image, Image, I
     return n, labels, stats, centroids
 
 
+def opened_by(mask: Image, kernel: Image) -> Image:
+    """``mask`` opened by ``kernel``: the parts of it the kernel fits in, where they lie.
+
+    Not cv2.morphologyEx's opening: that dilates with the same kernel and anchor it erodes
+    with, so with an even kernel (its anchor off the middle) what it keeps lies a pixel down
+    and right of where it was. The dilation here is by the kernel turned half round about the
+    anchor (for a square or disc, the same kernel with the anchor reflected)."""
+    rows, cols = kernel.shape
+    eroded = cv2.erode(mask, kernel)
+    out: Image = cv2.dilate(
+        eroded,
+        np.ascontiguousarray(kernel[::-1, ::-1]),
+        anchor=(cols - 1 - cols // 2, rows - 1 - rows // 2),
+    )
+    return out
+
+
 def disc(radius: int) -> Image:
     """OpenCV's elliptic structuring element of that radius (2 radius + 1 across)."""
     out: Image = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))

@@ -39,6 +39,7 @@ from companion.vision.cubes import (
     Blob,
     Patch,
     clean,
+    clean_shifted,
     count_patches,
     footprint_factor,
     measure_planes,
@@ -142,6 +143,19 @@ def _place_at(geo: Geometry, x: float, y: float) -> str | None:
     win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
     vals = win[win > 0]
     return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
+
+
+def _places_at(geo: Geometry, points: npt.NDArray[np.float64]) -> list[str | None]:
+    """:func:`_place_at` of each point (N x 2), the places' map looked up for all at once."""
+    w, h = geo.size
+    # (NumPy's trunc is Python's int() of a float: towards zero, then kept on the image.)
+    ix = np.clip(np.trunc(points[:, 0]), 0, w - 1).astype(np.intp)
+    iy = np.clip(np.trunc(points[:, 1]), 0, h - 1).astype(np.intp)
+    ids = [None, *(p.id for p in geo.places)]
+    return [
+        ids[i] if i else _place_at(geo, x, y)
+        for i, (x, y) in zip(geo.place_map[iy, ix].tolist(), points.tolist(), strict=True)
+    ]
 
 
 def working_image(frame: Image, geometry: Geometry) -> Image:
@@ -523,6 +537,10 @@ class Reader:
         if in_tray is not None:
             planes &= ~in_tray
         stack = clean(planes.reshape(-1, labels.shape[1]).view(np.uint8) * np.uint8(255))
+        if "black" in names:  # (see cubes.clean_shifted)
+            at = names.index("black")
+            shifted = clean_shifted(planes[at].view(np.uint8) * np.uint8(255))
+            stack.reshape(planes.shape)[at] = shifted
         # (Opening may shift a mask by a pixel: not beyond the working image.)
         stack.reshape(planes.shape)[...] &= pieces.inside
         masks: dict[str, Image] = dict(zip(names, stack.reshape(planes.shape), strict=True))
@@ -656,17 +674,16 @@ class Reader:
         # A cube's pixels show off its foot, away from the point under the camera (most at the
         # board's edge, where the lens bends too): a cube counts where it stands.
         centres = [c for _, blob in read for c in blob.centres[: blob.cubes]]
-        feet = iter(
-            feet_of(
-                self.calibration,
-                geo,
-                np.array(centres, np.float64).reshape(-1, 2),
-                cfg.cube_seen_height * cube_mm,
-                cfg,
-            ).tolist()
+        feet = feet_of(
+            self.calibration,
+            geo,
+            np.array(centres, np.float64).reshape(-1, 2),
+            cfg.cube_seen_height * cube_mm,
+            cfg,
         )
+        stands = iter(_places_at(geo, feet.reshape(-1, 2)))
         for colour, blob in read:
-            places = [place_at(*next(feet)) for _ in blob.centres[: blob.cubes]]
+            places = [next(stands) for _ in blob.centres[: blob.cubes]]
             for pid in places:
                 if pid is not None:
                     counts[pid][colour] = counts[pid].get(colour, 0) + 1

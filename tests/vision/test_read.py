@@ -12,7 +12,7 @@ from companion.vision.calibration import Calibration, calibrate, markers_moved, 
 from companion.vision.homography import MarkersNotFound
 from companion.vision.layout import Layout, load_layout
 from companion.vision.observation import Observation, ObservationError
-from companion.vision.pipeline import NotAFrame, Reader
+from companion.vision.pipeline import NotAFrame, Reader, _place_at, _places_at
 from tests.vision.drawtable import Table, paint
 
 
@@ -196,3 +196,22 @@ def test_observation_json_round_trip_and_checks() -> None:
         Observation.from_json({**data, "counts": {"galicia": {"red": -1}}})
     with pytest.raises(ObservationError, match="occluded observation cannot carry"):
         Observation("el-grande", occluded=True, counts={"galicia": {"red": 1}})
+
+
+def test_places_looked_up_at_once_are_those_found_one_by_one(eg: Layout) -> None:
+    """The cubes' feet are placed all at once (pipeline._places_at): the place each point
+    lies in, the nearest one just outside an outline, none far off the board, as
+    _place_at finds them one by one (points off the image and at its edges included)."""
+    img = paint(el_grande_table(eg))
+    geo = Reader(uncalibrated(img, eg), eg).geometry()
+    w, h = geo.size
+    rng = np.random.default_rng(3)
+    points = np.concatenate(
+        [
+            rng.uniform((-30, -30), (w + 30, h + 30), (3000, 2)),
+            [[-0.5, -0.5], [-1.5, 3.0], [w - 0.5, h - 0.5], [w, h], [w - 1, 0.99]],
+        ]
+    )
+    want = [_place_at(geo, x, y) for x, y in points.tolist()]
+    assert _places_at(geo, points) == want
+    assert None in want and len({p for p in want if p is not None}) > 10

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from benchmarks.bench_vision import POSITIONS, calibrated
@@ -26,6 +27,52 @@ def test_the_package_model_loads_and_reads_a_lone_top_as_one_cube() -> None:
     # A row of three, long and narrow, its three cells covered.
     row = Top(3.2 * unit, 0.4 * side, 0.0, 0.0, 3.2 * side, 1.05 * side, cells=3)
     assert model.predict(top_model.features(row, unit, side, ragged=1.1)) == 3
+
+
+def test_predict_many_counts_each_row_as_predict_does() -> None:
+    """The batched product gives each row predict's count, near-ties included (scored alone)."""
+    model = top_model.load()
+    rng = np.random.default_rng(5)
+    rows = (model.mean + model.scale * rng.normal(0, 1.5, (400, len(model.mean)))).tolist()
+    counts = model.predict_many(rows)
+    assert counts == [model.predict(r) for r in rows]
+    assert len(set(counts)) > 2  # (rows spread over several counts)
+    assert model.predict_many([]) == []
+    # Counts 1 and 2 scored alike to within far less than TIE: the row's own scores decide.
+    weights = model.weights.copy()
+    weights[:, 2] = weights[:, 1]
+    weights[-1, 2] += 1e-12
+    tied = top_model.TopModel(model.mean, model.scale, weights)
+    near = [r for r in rows if tied.predict(r) in (1, 2)][:20]
+    assert near and tied.predict_many(near) == [tied.predict(r) for r in near]
+
+
+def test_features_many_are_each_tops_features() -> None:
+    """The columns the read scores (features_many) hold each top's features to the last bit,
+    each top with its own unit and side."""
+    rng = np.random.default_rng(11)
+    tops = [
+        Top(
+            float(rng.uniform(5, 400)),
+            float(rng.uniform(0.5, 6)),
+            float(rng.uniform(0, 800)),
+            float(rng.uniform(0, 600)),
+            float(rng.uniform(0.5, 40)),
+            float(rng.uniform(0.05, 12)),
+            int(rng.integers(1, 9)),
+            float(rng.uniform(0, 90)),
+            int(rng.integers(0, 9)),
+        )
+        for _ in range(300)
+    ]
+    units = rng.uniform(40, 120, len(tops)).tolist()
+    sides = rng.uniform(7, 16, len(tops)).tolist()
+    many = top_model.features_many(tops, units, sides, ragged=1.3)
+    one = [
+        top_model.features(t, u, s, ragged=1.3) for t, u, s in zip(tops, units, sides, strict=True)
+    ]
+    assert many.tolist() == [list(f) for f in one]
+    assert top_model.features_many([], [], [], ragged=1.3).shape == (0, len(top_model.FEATURES))
 
 
 def _write(path: Path, data: object) -> Path:
