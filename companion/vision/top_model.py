@@ -159,33 +159,16 @@ def features(top: Top, unit: float, side: float, *, ragged: float) -> tuple[floa
     """A top's measures in FEATURES' order. ``unit``: one cube top's area here (pixels, the
     colour's factor applied); ``side``: a cube's side (pixels); ``ragged``: cube tops each
     cube of a ragged top of this colour reads (light colours' blur frays them more)."""
-    area = top.area / unit
-    length, width = top.length / side, top.width / side
-    fill = top.area / max(1.0, top.length * top.width)
-    brick = max(top.cells, top.staggered)
-    return (
-        area,
-        length,
-        width,
-        fill,
-        top.thick / side,
-        float(top.cells),
-        float(top.staggered),
-        area / ragged,
-        length * width,
-        fill * area,
-        float(brick),
-        area * area,
-        length / max(width, 0.1),
-        *(float(min(brick, 6) == n) for n in range(2, 7)),
-    )
+    # (One definition of the measures: features_many's, on a row of one.)
+    row: tuple[float, ...] = tuple(features_many([top], [unit], [side], ragged=ragged)[0].tolist())
+    return row
 
 
 def features_many(
     tops: Sequence[Top], unit: Sequence[float], side: Sequence[float], *, ragged: float
 ) -> npt.NDArray[np.float64]:
-    """:func:`features` of many tops (a row each), each with its own ``unit`` and ``side``:
-    the same float operations, made on columns."""
+    """:func:`features` of many tops (a row each), each with its own ``unit`` and ``side``,
+    made on columns (a read scores its ~90 tops at once)."""
     from companion.vision.cubes import Top  # (cubes imports this module: not at its top)
 
     # (A Top is a tuple of numbers: one array of all, not an attribute per top and field.)

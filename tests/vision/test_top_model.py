@@ -47,9 +47,21 @@ def test_predict_many_counts_each_row_as_predict_does() -> None:
     assert near and tied.predict_many(near) == [tied.predict(r) for r in near]
 
 
+def test_a_tops_features_worked_by_hand() -> None:
+    """A brick of two: 2.2 tops' area, 2.1 x 1.2 sides, two cells (and three staggered)."""
+    side, unit = 10.0, 50.0
+    brick = Top(110.0, 4.0, 0.0, 0.0, 21.0, 12.0, cells=2, staggered=3)
+    got = top_model.features(brick, unit, side, ragged=1.1)
+    fill = 110.0 / (21.0 * 12.0)
+    want = (2.2, 2.1, 1.2, fill, 0.4, 2.0, 3.0, 2.2 / 1.1, 2.1 * 1.2, fill * 2.2, 3.0)
+    want += (2.2 * 2.2, 2.1 / 1.2, 0.0, 1.0, 0.0, 0.0, 0.0)  # (brick 3 of 2..6)
+    assert len(got) == len(top_model.FEATURES)
+    assert got == pytest.approx(want)
+
+
 def test_features_many_are_each_tops_features() -> None:
     """The columns the read scores (features_many) hold each top's features to the last bit,
-    each top with its own unit and side."""
+    each top with its own unit and side: a row does not depend on the others."""
     rng = np.random.default_rng(11)
     tops = [
         Top(
