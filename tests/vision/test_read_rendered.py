@@ -96,6 +96,21 @@ def test_a_dim_far_pink_pair_is_counted_by_its_faint_tops() -> None:
     assert counts[0] >= 1 and counts[1] == 0, counts
 
 
+def test_an_el_grande_l_of_three_filling_more_of_its_rectangle_is_three_cubes() -> None:
+    """Hard El Grande seed 4: three of cataluna's five yellow cubes make one top in an L, 2.0 x
+    1.77 sides, 2.87 cube tops, filling 0.57 of its rectangle: the L rule fitted on Carolus's
+    tops (fill under 0.56) read it as a pair; refitted on El Grande's (under 0.6, from 2.0
+    cube tops) it reads three."""
+    layout = load_layout("el-grande")
+    setup, position = POSITIONS["el-grande"](4)
+    image, truth = render(position, layout, seed=4, conditions=HARD)
+    calibration = calibrated(layout, setup, 4, HARD)
+    assert truth["counts"]["cataluna"]["yellow"] == 5
+    assert Reader(calibration, layout).read(image).count("cataluna", "yellow") == 5
+    carolus_l = replace(DEFAULT_CONFIG, top_l_fill=0.56, top_l_area=2.4)
+    assert Reader(calibration, layout, carolus_l).read(image).count("cataluna", "yellow") == 4
+
+
 def _cover_marker(image: Any, truth: dict[str, Any], marker_id: int) -> Any:
     """The image with a marker (and its white margin) painted over in the table's grey."""
     corners = next(m["corners"] for m in truth["markers"] if m["id"] == marker_id)

@@ -259,9 +259,10 @@ def test_a_brick_of_four_read_one_cell_across_is_four_cubes(angle: float) -> Non
     ("area", "width", "fill", "cubes"),
     [
         (3.74, 1.76, 0.55, 3),  # an L of three: two cubes across, half its rectangle bare
+        (2.87, 1.77, 0.57, 3),  # El Grande's: fewer cube tops, filling more (hard seed 4)
         (3.74, 1.76, 0.70, 2),  # as wide, but filling its rectangle as a pair's top does
         (2.60, 1.20, 0.52, 2),  # a pair, as ragged but one cube across
-        (2.20, 1.76, 0.52, 2),  # too small for three cubes' tops
+        (1.90, 1.76, 0.52, 2),  # too small for three cubes' tops
     ],
 )
 def test_an_l_of_three_at_a_slant_is_three_cubes(

@@ -159,3 +159,57 @@ def test_the_fit_learns_counts_from_a_measure_and_is_the_same_each_time() -> Non
     # Only bounds for the count of four: nothing pushes a top up to four, and none reads it.
     only = fit_logistic(x, y, y == 4)
     assert predict(only, [4.0, 0.0]) < 4
+
+
+def test_the_fit_learns_each_tops_count_from_its_patchs_sum_alone() -> None:
+    """Made-up patches of one to three tops, each top's count its rounded area, only each
+    patch's sum known (and no patch of a lone top of three or four): the fit shares the
+    sums out and reads every count back; without the multi-top patches it cannot."""
+    import numpy as np
+
+    from benchmarks.train_top_model import fit_logistic
+
+    rng = np.random.default_rng(5)
+    rows, truths, patch = [], [], []
+    for number in range(500):
+        tops = 1 if number < 200 else int(rng.integers(2, 4))
+        area = rng.uniform(0.6, 4.4, tops)
+        if tops == 1:
+            area = rng.uniform(0.6, 2.4, 1)  # lone tops of one or two only
+        counts = np.clip(np.round(area), 1, 4)
+        for a in area:
+            rows.append([a, rng.normal()])
+            truths.append(int(counts.sum()))
+            patch.append(number)
+    x, y, group = np.array(rows), np.array(truths), np.array(patch)
+
+    def predict(fit: dict[str, list[Any]], row: list[float]) -> int:
+        z = (np.array(row) - np.array(fit["mean"])) / np.array(fit["scale"])
+        w = np.array(fit["weights"])
+        return 1 + int(np.argmax((z @ w[:-1] + w[-1])[1:]))
+
+    fit = fit_logistic(x, y, patch=group)
+    assert [predict(fit, [a, 0.0]) for a in (1.0, 2.0, 3.0, 4.0)] == [1, 2, 3, 4]
+    assert fit_logistic(x, y, patch=group) == fit
+    alone = np.bincount(group)[group] == 1
+    lone = fit_logistic(x[alone], y[alone], patch=group[alone])
+    assert predict(lone, [4.0, 0.0]) < 4
+
+
+def test_a_patchs_sum_shares_its_counts_out_by_bayes() -> None:
+    import numpy as np
+
+    from benchmarks.train_top_model import _shares, _sums_allowed
+
+    # Two tops, each one or two cubes (counts 0, 1, 2) at odds 1:3 and 1:1; their patch holds
+    # three: one of them is two, the other one, at odds 1 * 1 : 3 * 1.
+    p = np.array([[0.0, 0.25, 0.75], [0.0, 0.5, 0.5]])
+    shares, like = _shares(p, _sums_allowed(3, False, 4))
+    assert like == pytest.approx(0.25 * 0.5 + 0.75 * 0.5)
+    assert shares[0] == pytest.approx([0.0, 0.25, 0.75])
+    assert shares[1] == pytest.approx([0.0, 0.75, 0.25])
+    # At most three (a court row): two and two is out, every other pair in (1 + 1 at 0.125,
+    # 1 + 2 at 0.125, 2 + 1 at 0.375).
+    shares, like = _shares(p, _sums_allowed(3, True, 4))
+    assert like == pytest.approx(1 - 0.75 * 0.5)
+    assert shares[0] == pytest.approx([0.0, 0.25 / 0.625, 0.375 / 0.625])
