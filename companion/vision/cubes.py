@@ -143,7 +143,8 @@ def measure_planes(
     label's rank and box origin (x, y); patches come group by group, as when each group is
     measured alone. ``outlines``: whether the tops not black get their outline's length (only
     count_patches' clusters use it: Carolus's read goes without). ``dark_planes``: the planes
-    of black pieces, whose tops' small holes are filled (see VisionConfig.black_top_hole).
+    of black pieces, whose tops' small holes are filled (see VisionConfig.black_top_hole) and
+    whose tops' lightness is read from their pixels deep inside the mask (black_mode_depth).
     """
     h, w = masks.shape[0] // planes, masks.shape[1]
     out: list[list[Patch]] = [[] for _ in range(planes)]
