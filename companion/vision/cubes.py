@@ -73,15 +73,6 @@ def clean(mask: U8Image) -> U8Image:
     return out
 
 
-def clean_shifted(mask: U8Image) -> U8Image:
-    """:func:`clean` as before session 8: OpenCV's opening, what it keeps a pixel down and
-    right of where it lay. El Grande's black cubes are counted on it (the black planes' rules
-    and thresholds were fitted on the shifted mask: mended with the rest, the held-out seeds
-    12-40 read 24 -> 26 wrong, all the new ones black); kept until those are refitted."""
-    out: U8Image = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SPECK)
-    return out
-
-
 class Top(NamedTuple):
     """One bright top inside a patch: a cube's, or several cubes' whose seams blur erased."""
 
@@ -152,7 +143,8 @@ def measure_planes(
     label's rank and box origin (x, y); patches come group by group, as when each group is
     measured alone. ``outlines``: whether the tops not black get their outline's length (only
     count_patches' clusters use it: Carolus's read goes without). ``dark_planes``: the planes
-    of black pieces, whose tops' small holes are filled (see VisionConfig.black_top_hole).
+    of black pieces, whose tops' small holes are filled (see VisionConfig.black_top_hole) and
+    whose tops' lightness is read from their pixels deep inside the mask (black_mode_depth).
     """
     h, w = masks.shape[0] // planes, masks.shape[1]
     out: list[list[Patch]] = [[] for _ in range(planes)]
@@ -181,6 +173,15 @@ def measure_planes(
     if lightness is not None:
         light = np.ascontiguousarray(lightness).ravel()[local]
         own = raw.ravel()[at] > 0 if raw is not None else np.ones(at.size, bool)
+        # How deep inside its black mask each pixel of a dark plane lies (pixels): a black
+        # top's lightness is read from its thick parts (see VisionConfig.black_mode_depth).
+        depth = None
+        if raw is not None and dark_planes:
+            inside = np.zeros(raw.shape, np.float32)
+            for d in dark_planes:
+                plane_rows = slice(d * h, (d + 1) * h)
+                inside[plane_rows] = cv2.distanceTransform(raw[plane_rows], cv2.DIST_L2, 3)
+            depth = inside.ravel()[at]
         boxes = (left, py[first], right - left + 1, py[last] - py[first] + 1)
         dark = np.isin(plane[first], dark_planes)
         counted, tops = _tops(
@@ -197,6 +198,7 @@ def measure_planes(
             dark,
             outlines,
             (shift_x, shift_y),
+            depth,
         )
     # The order OpenCV finds components in (2x2 blocks in raster order), inside each group's
     # box when grouped: later stages take the first of equals.
@@ -251,6 +253,7 @@ def _tops(
     dark: npt.NDArray[Any] | None = None,
     outlines: bool = True,
     shift: tuple[npt.NDArray[Any], npt.NDArray[Any]] | None = None,
+    depth: npt.NDArray[Any] | None = None,
 ) -> tuple[npt.NDArray[Any], list[list[Top]]]:
     """Counted (top) pixels of each component and its bright tops (in the mask's own
     coordinates), each top a 4-connected patch of the top pixels. The pixels (``at``, raster
@@ -262,6 +265,14 @@ def _tops(
     comp = comps.label
     mine = comp[own]  # (gathered once: the histogram and the valued test both need it)
     hist = np.bincount(mine * 64 + (light[own] >> 2), minlength=m * 64)
+    if depth is not None and dark is not None:
+        # A black patch's top lightness from its pixels a thin print line has none of (a
+        # line joined to a black cube is most of the patch's pixels, and its lightness is
+        # not the top's); the whole patch's where none lies that deep (a lone line).
+        deep = own & dark[comp] & (depth >= config.black_mode_depth * side[comp])
+        inner = np.bincount(comp[deep] * 64 + (light[deep] >> 2), minlength=m * 64)
+        has = np.bincount(comp[deep], minlength=m) > 0
+        hist = np.where(np.repeat(has, 64), inner, hist)
     mode = _top_lightness(hist.reshape(m, 64).astype(np.float32))
     band = np.maximum(mode * (1 - top_share), TOP_NOISE)
     top = own & (np.abs(light.astype(np.int16) - mode[comp]) <= band[comp])
@@ -483,7 +494,7 @@ def count_patches(
     not black in place of top_cubes' rules (Carolus's read: see Reader).
     """
     # (Black specks are bits of the board's print as often as far cubes.)
-    least_cubes = config.min_blob_cubes if black else config.min_counted_cubes
+    least_cubes = config.black_min_cubes if black else config.min_counted_cubes
     kept: list[tuple[Patch, float, float, list[Top]]] = []
     for p in patches:
         unit = p.footprint * factor
@@ -556,7 +567,8 @@ def _top_count(
     if black:
         # (A black top is its darkest face inside bright bevels, not a face blur ate into: no
         # band to give back, no footprint.)
-        return max(top_cubes(t, unit, config, 0.0, p.side), _black_row(t, p.side, config, alone))
+        shape = top_cubes(t, unit, config, 0.0, p.side, ragged=config.black_ragged_top_cubes)
+        return max(shape, _black_row(t, p.side, config, alone))
     footprint = p.footprint if clusters else 0.0
     return top_cubes(t, unit, config, footprint, p.side, ragged=ragged)
 

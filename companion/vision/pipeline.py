@@ -39,7 +39,6 @@ from companion.vision.cubes import (
     Blob,
     Patch,
     clean,
-    clean_shifted,
     count_patches,
     footprint_factor,
     measure_planes,
@@ -537,10 +536,6 @@ class Reader:
         if in_tray is not None:
             planes &= ~in_tray
         stack = clean(planes.reshape(-1, labels.shape[1]).view(np.uint8) * np.uint8(255))
-        if "black" in names:  # (see cubes.clean_shifted)
-            at = names.index("black")
-            shifted = clean_shifted(planes[at].view(np.uint8) * np.uint8(255))
-            stack.reshape(planes.shape)[at] = shifted
         # (Opening may shift a mask by a pixel: not beyond the working image.)
         stack.reshape(planes.shape)[...] &= pieces.inside
         masks: dict[str, Image] = dict(zip(names, stack.reshape(planes.shape), strict=True))
