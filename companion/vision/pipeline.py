@@ -536,8 +536,6 @@ class Reader:
         if in_tray is not None:
             planes &= ~in_tray
         stack = clean(planes.reshape(-1, labels.shape[1]).view(np.uint8) * np.uint8(255))
-        # (Opening may shift a mask by a pixel: not beyond the working image.)
-        stack.reshape(planes.shape)[...] &= pieces.inside
         masks: dict[str, Image] = dict(zip(names, stack.reshape(planes.shape), strict=True))
 
         place_at = functools.partial(_place_at, geo)
