@@ -27,9 +27,8 @@ from companion.vision.synth import PRESETS
 TOPS = CACHE.parent / "companion-tops"
 
 
-# (The reader and the renderer: either changes the patches. The suffix: what is stored per
-# patch, bumped when a field is added.)
-_VERSION = source_digest(VISION) + "-p"
+# (The reader and the renderer: either changes the patches.)
+_VERSION = source_digest(VISION)
 
 
 @dataclass(frozen=True)
@@ -46,9 +45,6 @@ class Labelled:
     ragged: float | None
     truth: int  # cubes (not hidden) whose image centre lies on or next to this patch
     areas: tuple[str, ...] = ()  # the areas those cubes stand in (a court's row, a region...)
-    # Those cubes' image centres (x, y), in the patch's (working image's) coordinates: which
-    # of a patch's tops each lies under (see cubes_per_top).
-    points: tuple[tuple[float, float], ...] = ()
 
 
 def astuple_shallow(item: Labelled) -> tuple[Any, ...]:
@@ -135,7 +131,6 @@ def seed_patches(game: str, seed: int) -> list[Labelled]:
                         kw.get("ragged"),
                         owners.count(i),
                         tuple(sorted({a for a, o in zip(areas, owners, strict=True) if o == i})),
-                        tuple(pt for pt, o in zip(points, owners, strict=True) if o == i),
                     )
                 )
     TOPS.mkdir(parents=True, exist_ok=True)
