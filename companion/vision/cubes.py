@@ -175,13 +175,14 @@ def measure_planes(
         own = raw.ravel()[at] > 0 if raw is not None else np.ones(at.size, bool)
         # How deep inside its black mask each pixel of a dark plane lies (pixels): a black
         # top's lightness is read from its thick parts (see VisionConfig.black_mode_depth).
+        # (Gathered plane by plane at the dark planes' own pixels: no map of the whole stack.)
         depth = None
         if raw is not None and dark_planes:
-            inside = np.zeros(raw.shape, np.float32)
+            depth = np.zeros(at.size, np.float32)
             for d in dark_planes:
-                plane_rows = slice(d * h, (d + 1) * h)
-                inside[plane_rows] = cv2.distanceTransform(raw[plane_rows], cv2.DIST_L2, 3)
-            depth = inside.ravel()[at]
+                mine = np.flatnonzero(plane == d)
+                inside = cv2.distanceTransform(raw[d * h : (d + 1) * h], cv2.DIST_L2, 3)
+                depth[mine] = inside.ravel()[local[mine]]
         boxes = (left, py[first], right - left + 1, py[last] - py[first] + 1)
         dark = np.isin(plane[first], dark_planes)
         counted, tops = _tops(

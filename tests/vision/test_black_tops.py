@@ -14,10 +14,11 @@ SIDE = 12.0  # px, a cube's side where the painted cube stands
 FOOTPRINT = 110.0  # px, its top's area
 
 
-def _cube_and_line(config: VisionConfig) -> int:
+def _cube_and_line(config: VisionConfig, above: int = 0) -> int:
     """Cubes read from one black patch: a 14 px cube (a dark top inside brighter bevels)
     joined to a print line 3 px thick and 100 long, darker still, whose pixels outnumber the
-    top's (as held-out seed 12's cube at a region's border)."""
+    top's (as held-out seed 12's cube at a region's border). ``above``: empty colour planes
+    stacked before the black one (a read measures all colours as planes of one image)."""
     mask = np.zeros((30, 130), np.uint8)
     light = np.full(mask.shape, 200, np.uint8)
     mask[8:22, 8:22] = 255
@@ -25,11 +26,12 @@ def _cube_and_line(config: VisionConfig) -> int:
     light[10:20, 10:20] = 30  # the top
     mask[14:17, 22:122] = 255
     light[14:17, 22:122] = 12  # the line
-    stack = np.vstack([np.zeros((1, 130), np.uint8), mask, np.zeros((1, 130), np.uint8)])
+    black = np.vstack([np.zeros((1, 130), np.uint8), mask, np.zeros((1, 130), np.uint8)])
+    stack = np.vstack([np.zeros_like(black)] * above + [black])
     lightness = np.vstack([light[:1], light, light[:1]])
     patches = measure_planes(
-        stack, 1, FOOTPRINT, SIDE, lightness, raw=stack, dark_planes=(0,), config=config
-    )[0]
+        stack, above + 1, FOOTPRINT, SIDE, lightness, raw=stack, dark_planes=(above,), config=config
+    )[above]
     return sum(b.cubes for b in count_patches(patches, 1.0, config, black=True))
 
 
@@ -37,6 +39,9 @@ def test_a_black_cubes_top_is_read_from_its_thick_pixels_not_a_line_joined_to_it
     assert _cube_and_line(DEFAULT_CONFIG) == 1
     # (From the whole patch's lightness, the line's: no top, and the line's area 2 cubes.)
     assert _cube_and_line(replace(DEFAULT_CONFIG, black_mode_depth=0.0)) == 2
+    # The black plane below others: its pixels' depths taken from its own plane.
+    assert _cube_and_line(DEFAULT_CONFIG, above=2) == 1
+    assert _cube_and_line(replace(DEFAULT_CONFIG, black_mode_depth=0.0), above=2) == 2
 
 
 def test_a_lone_black_cubes_ragged_band_reads_one_cube() -> None:
