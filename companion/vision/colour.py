@@ -53,7 +53,8 @@ def bgr_to_lab(bgr: Sequence[int]) -> Lab:
 
 def pack_bgr(bgr: U8Image) -> U8Image:
     """Each pixel of an 8-bit BGR image as one number, B | G << 8 | R << 16 (uint32)."""
-    packed: U8Image = cv2.cvtColor(bgr, cv2.COLOR_BGR2BGRA).view("<u4")[..., 0] & 0xFFFFFF
+    packed: U8Image = cv2.cvtColor(bgr, cv2.COLOR_BGR2BGRA).view("<u4")[..., 0]
+    np.bitwise_and(packed, 0xFFFFFF, out=packed)  # (in place: no second frame-sized array)
     return packed
 
 

@@ -383,11 +383,14 @@ def find_figure(
     hexagons, whose edge lies farther from the middle at the corners). The pixels returned
     are the blob's within the pawn's outline.
     """
-    if not mask.any():
+    mask = mask.view(np.uint8) if mask.dtype == bool else mask
+    if not cv2.countNonZero(mask):
         return None
     cube = float(layout.pieces["cube"])
     foot = fig.diameter / 2 * geo.mm_px
-    filled = fill_small_holes((mask > 0).astype(np.uint8), config.figure_hole * math.pi * foot**2)
+    # (0/1 bytes by OpenCV's threshold: one pass, not NumPy's comparison and conversion.)
+    ones = cv2.threshold(mask, 0, 1, cv2.THRESH_BINARY)[1]
+    filled = fill_small_holes(ones, config.figure_hole * math.pi * foot**2)
     _, blobs, stats, _ = components(filled, connectivity=8)
     r = max(1, round(config.figure_open * foot))
     kernel = disc(r)
@@ -686,15 +689,19 @@ def _measure_closed(
     n, blobs, stats, _ = components(closed, connectivity=8)
     nominal = (grandes[0].diameter / cube) ** 2 * config.top_factor * geo.typical_footprint
     keep = stats[:, cv2.CC_STAT_AREA] >= config.grande_least_area * nominal
+    keep[0] = False
+    out: list[list[Patch]] = [[] for _ in masks]
+    if not keep.any():
+        return out  # (no blob big enough for a grande's top: nothing to measure)
     thick = np.zeros(n, bool)
     thick[blobs[cv2.distanceTransform(closed, cv2.DIST_L2, 3) >= least]] = True
     keep &= thick
-    keep[0] = False
+    if not keep.any():
+        return out
     closed = np.take(keep.view(np.uint8), blobs)
     height = closed.shape[0] // len(masks)
     index = _planes([pieces.index if pieces is not None else _raster(lightness.shape)])
     width = pieces.width if pieces is not None else lightness.shape[1]
-    out: list[list[Patch]] = [[] for _ in masks]
     for dark in (False, True):
         batch = [k for k, g in enumerate(grandes) if (g.colour == black) == dark]
         if not batch:

@@ -281,8 +281,7 @@ def _places(
     spread = np.maximum(np.maximum(b, g), r) - np.minimum(np.minimum(b, g), r)
     far = spread > config.grey_top_spread
     may[ys[far], xs[far]] = 0
-    # (Whole cells of the disc's biggest square, each way.)
-    side = (_inscribed_square(disc(radius)) - 1) // 2
+    side = _core_side(radius)
     core = cv2.erode(may, np.ones((side, side), np.uint8)) if side > 1 else may
     if not cv2.countNonZero(core):
         return [], around
@@ -328,6 +327,13 @@ def _darkest_below(ratio: float) -> Image:
     levels = _GREY_BYTES[_RAMP_L].astype(np.float32)
     out: Image = (np.searchsorted(levels, levels * ratio, side="right") - 1).astype(np.uint8)
     return out
+
+
+@lru_cache(maxsize=8)
+def _core_side(radius: int) -> int:
+    """The side of the square a first look's block must hold: whole cells of the plateau's
+    disc's biggest square, each way (worked out once per radius, not each read)."""
+    return (_inscribed_square(disc(radius)) - 1) // 2
 
 
 def _inscribed_square(kernel: Image) -> int:

@@ -30,6 +30,8 @@ def fill_small_holes(mask: Image, most: float) -> Image:
     holes = cv2.inRange(mask, 0, 0)
     cv2.floodFill(holes, None, (0, 0), 0)
     out: Image = mask.copy()
+    if not cv2.countNonZero(holes):
+        return out  # (most masks: no hole at all; OpenCV's count is a fraction of a search)
     ys, xs = nonzero(holes)
     if ys.size:
         _, labels = cv2.connectedComponents(holes, connectivity=4)

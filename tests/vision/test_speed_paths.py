@@ -1,0 +1,72 @@
+"""Short cuts taken for speed give what the long way gives (session 9's speed round)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from benchmarks.bench_vision import SpeedCase
+from companion.vision import figures
+from companion.vision.colour import pack_bgr, unpack_bgr
+from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.masks import fill_small_holes
+
+
+@pytest.fixture(scope="module")
+def speed_case() -> SpeedCase:
+    return SpeedCase.of("el-grande", 1280, 720)
+
+
+def test_grandes_are_measured_only_where_a_blob_could_hold_a_top(
+    speed_case: SpeedCase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    layout = speed_case.layout
+    geo = speed_case.reader.geometry(speed_case.tiles, speed_case.courts)
+    grandes = [f for f in figures.figures_of(layout) if not f.round_][:2]
+    calls: list[Any] = []
+    measure = figures.measure_planes
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return measure(*args, **kwargs)
+
+    monkeypatch.setattr(figures, "measure_planes", spy)
+    lightness = np.full((120, 160), 150, np.uint8)
+    masks = [np.zeros((120, 160), np.uint8) for _ in grandes]
+    for k, mask in enumerate(masks):  # cube-sized blobs only
+        for x in range(10, 150, 20):
+            mask[20 + 30 * k : 26 + 30 * k, x : x + 6] = 255
+    cfg = DEFAULT_CONFIG
+    out = figures._measure_closed(masks, grandes, geo, layout, cfg, lightness, None, None)
+    assert out == [[], []]
+    assert not calls
+    # A blob as big as a grande's top is measured, and only in its own plane.
+    side = round(grandes[1].diameter * geo.mm_px)
+    masks[1][60 : 60 + side, 40 : 40 + side] = 255
+    out = figures._measure_closed(masks, grandes, geo, layout, cfg, lightness, None, None)
+    assert len(calls) == 1
+    assert out[0] == []
+    assert len(out[1]) == 1 and out[1][0].bbox[:2] == (40, 60)
+
+
+def test_a_mask_without_holes_comes_back_as_a_copy() -> None:
+    mask = np.zeros((30, 40), np.uint8)
+    mask[5:12, 5:30] = 1
+    mask[20:25, 0:40] = 1  # (across the whole mask: what it parts off is no hole)
+    out = fill_small_holes(mask, 100)
+    assert np.array_equal(out, mask) and out is not mask
+    mask[7:9, 10:12] = 0
+    assert fill_small_holes(mask, 100)[7:9, 10:12].all()
+
+
+def test_packed_pixels_are_the_colours_bytes() -> None:
+    rng = np.random.default_rng(9)
+    bgr = rng.integers(0, 256, (37, 53, 3), dtype=np.uint8)
+    view = bgr[3:30, 5:50]  # (a crop, as the working image is the frame's)
+    packed = pack_bgr(view)
+    b, g, r = (view[..., c].astype(np.uint32) for c in range(3))
+    assert packed.dtype == np.uint32
+    assert np.array_equal(packed, b | g << 8 | r << 16)
+    assert np.array_equal(unpack_bgr(packed), view)
