@@ -686,9 +686,14 @@ def _measure_closed(
     least = config.grande_thickness * (
         cube_half - config.edge_px + config.big_piece_radius_share * (half - cube_half)
     )
-    n, blobs, stats, _ = components(closed, connectivity=8)
+    n, labelled = cv2.connectedComponents(closed, connectivity=8)
+    blobs: Image = np.asarray(labelled)
+    # (Only the blobs' areas are wanted: counted at the mask's pixels, without the boxes and
+    # centroids of all of components' statistics.)
+    at: npt.NDArray[np.intp] = np.flatnonzero(closed)
+    area = np.bincount(blobs.ravel()[at], minlength=n)
     nominal = (grandes[0].diameter / cube) ** 2 * config.top_factor * geo.typical_footprint
-    keep = stats[:, cv2.CC_STAT_AREA] >= config.grande_least_area * nominal
+    keep = area >= config.grande_least_area * nominal
     keep[0] = False
     out: list[list[Patch]] = [[] for _ in masks]
     if not keep.any():
