@@ -63,11 +63,13 @@ def test_castle_colours_hold_under_glare_and_a_dimmer_exposure() -> None:
         assert reader.read(lit).castles.get(piece["area"]) == piece["colour"], piece["area"]
 
 
-@pytest.mark.parametrize("seed", [3, 8, 35])
+@pytest.mark.parametrize("seed", [3, 8, 35, 128, 213])
 def test_hard_frames_show_each_castle_in_its_colour_and_no_other(seed: int) -> None:
     """Seed 3: a white castle in dim light, and the shadow of Charlemagne on a tile (dark and
     nearly hueless, but of the tile's hue); seed 8: black castles under glare; seed 35: a
-    white castle on a pale beige tile, barely lighter than it."""
+    white castle on a pale beige tile, barely lighter than it; seeds 128 and 213: a grey and
+    a white castle whose blobs are only 0.40 and 0.41 of a castle's width thick (inscribed
+    radius; see VisionConfig.castle_thickness)."""
     layout = load_layout("carolus-magnus")
     setup, position = POSITIONS["carolus-magnus"](seed)
     image, truth = render(position, layout, seed=seed, conditions=HARD)
