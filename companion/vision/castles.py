@@ -254,14 +254,24 @@ def tile_lights(image: Image, view: TileView, config: VisionConfig) -> dict[str,
     if not found:
         return {}
     middle = TileLight(
-        float(np.median([v.paper for v in found.values()])),
-        float(np.median([v.ink for v in found.values()])),
+        _median([v.paper for v in found.values()]),
+        _median([v.ink for v in found.values()]),
         (
-            float(np.median([v.cast[0] for v in found.values()])),
-            float(np.median([v.cast[1] for v in found.values()])),
+            _median([v.cast[0] for v in found.values()]),
+            _median([v.cast[1] for v in found.values()]),
         ),
     )
     return {t: found.get(t, middle) for t in view.markers}
+
+
+def _median(values: list[float]) -> float:
+    """``np.median`` of a few floats (none NaN), without its array's checks and copies: the
+    middle one, or the mean of the middle two (a float64 sum halved, as NumPy's mean)."""
+    ranked = sorted(values)
+    half = len(ranked) // 2
+    if len(ranked) % 2:
+        return ranked[half]
+    return (ranked[half - 1] + ranked[half]) / 2
 
 
 def _marker_lights(pixels: Image, samples: _Gathered) -> list[TileLight]:
@@ -302,7 +312,9 @@ def _marker_lights(pixels: Image, samples: _Gathered) -> list[TileLight]:
 
 def _lab_rows(bgr: Image) -> Image:
     """N x 3 BGR pixels made Lab (8-bit)."""
-    out: Image = cv2.cvtColor(bgr[:, None, :], cv2.COLOR_BGR2Lab)[:, 0, :]
+    # (As one row: OpenCV converts row by row, and N rows of one pixel cost several times one
+    # row of N; each pixel's values are the same, see colour.lab_of_packed.)
+    out: Image = cv2.cvtColor(bgr[None], cv2.COLOR_BGR2Lab)[0]
     return out
 
 

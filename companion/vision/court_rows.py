@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -27,6 +28,7 @@ from companion.vision.calibration import Calibration
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch
 from companion.vision.geometry import Geometry
+from companion.vision.homography import Lens
 from companion.vision.layout import Layout, Pose
 from companion.vision.standing import raised_view
 
@@ -88,17 +90,18 @@ def court_rows(
     return tuple(out)
 
 
-def _pixels(patches: Sequence[Patch], box: tuple[int, int, int, int]) -> FloatArray:
-    """Working-image pixels (x, y) of the patches that reach into ``box``."""
+def _reaches(patch: Patch, box: tuple[int, int, int, int]) -> bool:
+    """Whether a patch's box reaches into ``box`` (x0, y0, x1, y1, working px)."""
     bx0, by0, bx1, by1 = box
-    parts = []
-    for p in patches:
-        x, y, w, h = p.bbox
-        if x > bx1 or y > by1 or x + w < bx0 or y + h < by0:
-            continue
-        ys, xs = np.nonzero(p.comp)
-        parts.append(np.stack([xs + x, ys + y], axis=1))
-    return np.concatenate(parts).astype(np.float64) if parts else np.zeros((0, 2))
+    x, y, w, h = patch.bbox
+    return not (x > bx1 or y > by1 or x + w < bx0 or y + h < by0)
+
+
+def _pixels(patch: Patch) -> npt.NDArray[Any]:
+    """A patch's working-image pixels (x, y)."""
+    x, y, _, _ = patch.bbox
+    ys, xs = np.nonzero(patch.comp)
+    return np.stack([xs + x, ys + y], axis=1)
 
 
 def filled_length(
@@ -156,13 +159,22 @@ def count_rows(
         return {}
     top, lens = raised_view(calibration, rows[0].cube, config)
     origin = np.array(geo.crop[:2], np.float64)
+    # Each patch a row reaches is put on the tops' plane once, all of them in one call (a
+    # colour's patches are seen by a row on each card; each point is unprojected on its own).
+    reached = [[id(p) for p in patches.get(row.colour, ()) if _reaches(p, row.box)] for row in rows]
+    needed = {id(p): p for ps in patches.values() for p in ps}
+    wanted = list(dict.fromkeys(i for ids in reached for i in ids))
+    parts = [_pixels(needed[i]) for i in wanted]
+    pts = np.concatenate(parts).astype(np.float64) if parts else np.zeros((0, 2))
+    flat = _unproject(top, (pts + 0.5) / geo.scale - 0.5 + origin, lens)
+    ends = np.cumsum([len(p) for p in parts], dtype=np.int64)
+    spans = {i: (int(e) - len(p), int(e)) for i, p, e in zip(wanted, parts, ends, strict=True)}
     out: dict[tuple[str, str], int] = {}
-    for row in rows:
-        pts = _pixels(patches.get(row.colour, ()), row.box)
-        if not len(pts):
+    for row, ids in zip(rows, reached, strict=True):
+        board = np.concatenate([flat[slice(*spans[i])] for i in ids]) if ids else np.zeros((0, 2))
+        if not len(board):
             out[(row.place, row.colour)] = 0
             continue
-        board = hg.unproject(top, (pts + 0.5) / geo.scale - 0.5 + origin, lens)
         u, v = _card_frame(row.pose, board)
         u0, v0, u1, v1 = row.bounds
         du, dv = row.lean
@@ -178,6 +190,18 @@ def count_rows(
         length = filled_length(u[keep], v[keep], cube, row.pixel_mm, config)
         out[(row.place, row.colour)] = row_count(row, length, config)
     return out
+
+
+def _unproject(h: FloatArray, points: FloatArray, lens: Lens | None) -> FloatArray:
+    """:func:`homography.unproject` of an N x 2 float64 array, without its copy of the points
+    through a Python list (the same values: every point is undistorted and transformed on its
+    own)."""
+    if not len(points):
+        return points
+    pts = hg.undistort(points, lens)
+    out = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.linalg.inv(h))
+    result: FloatArray = out.reshape(-1, 2)
+    return result
 
 
 def _card_frame(pose: Pose, board: FloatArray) -> tuple[FloatArray, FloatArray]:

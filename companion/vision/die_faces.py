@@ -9,11 +9,13 @@ far darker for its colour. Against the die's own white, the light's colour and s
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 from companion.vision.colour import NOMINAL_BGR
-from companion.vision.config import VisionConfig
+from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 
 CAROLUS_FACES = ("red", "blue", "yellow", "green", "pink", "crown")
 # The crown printed on the dice: gold. Nominal, like the spots' colours (the cubes' nominal
@@ -38,15 +40,23 @@ def hue_saturation(ratio: Sequence[float], config: VisionConfig) -> tuple[float,
     return math.degrees(math.atan2(cr, cb)), math.log(max(colourful, 1e-6))
 
 
+@functools.lru_cache(maxsize=8)
+def _faces(floor: float) -> tuple[tuple[str, float, float], ...]:
+    """Each face's hue and colourfulness (:func:`hue_saturation`, which only reads the
+    config's ``die_saturation_floor``), worked out once per floor, not per die."""
+    config = replace(DEFAULT_CONFIG, die_saturation_floor=floor)
+    return tuple(
+        (name, *hue_saturation([c / w for c, w in zip(bgr, DIE_WHITE, strict=True)], config))
+        for name, bgr in FACE_BGR.items()
+    )
+
+
 def face_of(ratio: Sequence[float], config: VisionConfig) -> tuple[str | None, str]:
     """The face a symbol's colour (B, G, R ratios to the die's white) shows, or None and why:
     no face near enough, or two faces about as near."""
     hue, saturation = hue_saturation(ratio, config)
     fits = {}
-    for name, bgr in FACE_BGR.items():
-        face_hue, face_saturation = hue_saturation(
-            [c / w for c, w in zip(bgr, DIE_WHITE, strict=True)], config
-        )
+    for name, face_hue, face_saturation in _faces(config.die_saturation_floor):
         turn = (hue - face_hue + 180.0) % 360.0 - 180.0
         fits[name] = (turn / config.die_hue_tolerance) ** 2 + (
             (saturation - face_saturation) / config.die_saturation_tolerance

@@ -40,6 +40,15 @@ class Figure:
     diameter: float  # mm across, seen from above
     round_: bool
     height: float  # mm
+    # The places it may stand in (empty: anywhere): El Grande's king and grandes stand only in
+    # regions, Charlemagne only on territories. Blurred blocks of cubes in a court or a
+    # reserve are as like a grande's top or a pawn's foot, and are never one.
+    stands_in: frozenset[str] = frozenset()
+
+
+# Whether a figure seen at a working-image point (a grande's top, a pawn's foot) stands where
+# it may (Figure.stands_in); the reader knows where a point stands, the search does not.
+Stands = Callable[[Figure, float, float], bool]
 
 
 class Found(NamedTuple):
@@ -55,18 +64,23 @@ class Found(NamedTuple):
 def figures_of(layout: Layout) -> tuple[Figure, ...]:
     p = layout.pieces
     if layout.game == "el-grande":
+        regions = frozenset(a.id for a in layout.areas_of_kind("region"))
         out = []
         if "king" in p:
             k = p["king"]
-            out.append(Figure("king", "black", float(k["diameter"]), True, float(k["height"])))
+            out.append(
+                Figure("king", "black", float(k["diameter"]), True, float(k["height"]), regions)
+            )
         if "grande" in p:
             side = float(p["grande"])
             for colour in ("yellow", "green", "blue", "red", "black"):
-                out.append(Figure(f"grande:{colour}", colour, side, False, side))
+                out.append(Figure(f"grande:{colour}", colour, side, False, side, regions))
         return tuple(out)
     if "charlemagne" in p:
         c = p["charlemagne"]
-        return (Figure("charlemagne", "yellow", float(c["diameter"]), True, float(c["height"])),)
+        territories = frozenset(t.id for t in layout.tiles)
+        size = float(c["diameter"]), True, float(c["height"])
+        return (Figure("charlemagne", "yellow", *size, territories),)
     return ()
 
 
@@ -321,8 +335,10 @@ class DarkSearch:
         else:
             self._taken.append(flat)
 
-    def pawn(self, fig: Figure, calibration: Calibration, layout: Layout) -> Found | None:
-        """The pawn here (in this search's mosaic)."""
+    def pawn(
+        self, fig: Figure, calibration: Calibration, layout: Layout, stands: Stands | None = None
+    ) -> Found | None:
+        """The pawn here (in this search's mosaic; see find_figure's ``stands``)."""
         ball = fig.height - self.config.pawn_head * fig.diameter
         to_work = self.pieces.to_work
 
@@ -331,7 +347,7 @@ class DarkSearch:
             hx, hy = top_of(calibration, self.geo, (wx, wy), ball, self.config)
             return foot[0] + hx - wx, foot[1] + hy - wy
 
-        return find_figure(self.mask, fig, self.geo, layout, self.config, head, to_work)
+        return find_figure(self.mask, fig, self.geo, layout, self.config, head, to_work, stands)
 
     def take(self, found: Found, pieces: Mosaic) -> tuple[tuple[int, int], Image] | None:
         """Take a pawn found here out of this search, and give its pixels in the cubes'
@@ -348,15 +364,19 @@ class DarkSearch:
         return (bx, by), hit[by : by + bh, bx : bx + bw].view(np.uint8)
 
     def grande(
-        self, fig: Figure, layout: Layout, fast: tuple[float, float, float] | None
+        self,
+        fig: Figure,
+        layout: Layout,
+        fast: tuple[float, float, float] | None,
+        stands: Stands | None = None,
     ) -> tuple[float, float, float] | None:
         """The black grande's top here (working-image coordinates), if more like one than
-        ``fast`` (the best top among the counted patches)."""
+        ``fast`` (the best top among the counted patches; see find_big_top's ``stands``)."""
         lightness = np.ascontiguousarray(self.pieces.gather(self.lab[..., 0]))
         patches = _measure_closed(
             [self.mask], [fig], self.geo, layout, self.config, lightness, self.pieces, fig.colour
         )[0]
-        top = find_big_top(patches, fig, self.geo, layout, self.config)
+        top = find_big_top(patches, fig, self.geo, layout, self.config, stands)
         if top is None or (fast is not None and fast[2] >= top[2]):
             return fast
         return top
@@ -370,9 +390,11 @@ def find_figure(
     config: VisionConfig,
     head: Callable[[tuple[float, float]], tuple[float, float]] | None = None,
     to_work: Callable[[float, float], tuple[float, float]] | None = None,
+    stands: Stands | None = None,
 ) -> Found | None:
     """Where a pawn's foot stands and its pixels (in the mask's coordinates; ``to_work`` maps
     them into the working image, whose geometry sizes things, when the mask is a mosaic's).
+    With ``stands``, only feet where the pawn may stand.
 
     Holes are filled first (a pawn's glint). Each blob is opened by a disc no cube can hold,
     so cubes touching the pawn and its head fall away; each part left that is thick enough
@@ -424,6 +446,8 @@ def find_figure(
             cube_half - config.edge_px + config.big_piece_radius_share * (radius - cube_half)
         )
         if not threshold <= peak <= config.figure_max_thickness * radius:
+            continue
+        if stands is not None and not stands(fig, wx, wy):
             continue
         hx, hy = head((fx, fy)) if head is not None else (fx, fy)
         outline, whole, (ox, oy) = _pawn_outline(
@@ -511,24 +535,29 @@ def find_big_top(
     geo: Geometry,
     layout: Layout,
     config: VisionConfig,
+    stands: Stands | None = None,
 ) -> tuple[float, float, float] | None:
     """A box figure (grande): of the bright tops of its colour thick enough, the thickest of
-    about a grande top's size: where it shows, and how like a grande's top it is.
+    about a grande top's size: where it shows, and how like a grande's top it is. With
+    ``stands``, only tops where the figure may stand.
 
     Tops, not whole blobs: the seams between touching cubes keep each cube's top thin, so a
     block of cubes is no grande; where blur erased the seams, their merged top is as thick
     but bigger.
     """
     cube = float(layout.pieces["cube"])
-    cube_half = cube / 2 * geo.mm_px
-    half = fig.diameter / 2 * geo.mm_px
-    threshold = cube_half - config.edge_px + config.big_piece_radius_share * (half - cube_half)
     # A top's counted pixels are about top_factor of the modelled square, a grande's too.
     expected = (fig.diameter / cube) ** 2 * config.top_factor
     # Cube-sized cells a grande's top spans each way (16 mm on 10 mm cubes: two).
     span = math.ceil(fig.diameter / cube)
     best: tuple[float, int, int] | None = None
     for i, patch in enumerate(patches):
+        # Between a cube's and a grande's inscribed radius where the patch lies (the board's
+        # far corner is seen a fifth smaller than its middle: a grande there is as thin as
+        # a grande's threshold at the middle would make it no grande).
+        cube_half = patch.side / 2
+        half = fig.diameter / cube * cube_half
+        threshold = cube_half - config.edge_px + config.big_piece_radius_share * (half - cube_half)
         for j, top in enumerate(patch.tops):
             if top.thick < config.grande_thickness * threshold:
                 continue
@@ -546,7 +575,7 @@ def find_big_top(
                 continue
             size = max(top.area / patch.footprint, 1e-3) / expected
             like = top.thick / threshold - config.grande_size_weight * abs(math.log(size))
-            if best is None or like > best[0]:
+            if (best is None or like > best[0]) and (stands is None or stands(fig, top.x, top.y)):
                 best = (like, i, j)
     if best is None:
         return None
@@ -565,6 +594,7 @@ def find_grandes(
     pieces: Mosaic | None = None,
     black: str | None = None,
     sure: float | None = None,
+    stands: Stands | None = None,
 ) -> dict[str, tuple[float, float, float]]:
     """Where each grande's top shows in the working image and how like one it is (see
     :func:`find_big_top`); each top found is taken out of the ``counted`` patches of its
@@ -583,7 +613,7 @@ def find_grandes(
     present = [g for g in grandes if g.colour in seen and g.colour in counted]
     if sure is not None:
         for g in present:
-            top = find_big_top(counted[g.colour], g, geo, layout, config)
+            top = find_big_top(counted[g.colour], g, geo, layout, config, stands)
             if top is not None and top[2] >= sure:
                 out[g.name] = top
         present = [g for g in present if g.name not in out]
@@ -599,7 +629,7 @@ def find_grandes(
             black,
         )
         for g, patches in zip(present, wider, strict=True):
-            top = find_big_top(patches, g, geo, layout, config)
+            top = find_big_top(patches, g, geo, layout, config, stands)
             if top is not None:
                 out[g.name] = top
     for g in grandes:
@@ -617,6 +647,7 @@ def find_faded_grandes(
     layout: Layout,
     config: VisionConfig,
     lightness: Image,
+    stands: Stands | None = None,
 ) -> dict[str, tuple[float, float, float]]:
     """Grandes not found among their colour's pixels (see :func:`find_grandes`), looked for
     among the pixels the ``bare`` model (the colour model without its board colours) gives
@@ -629,7 +660,9 @@ def find_faded_grandes(
     it is thick and square, as no print patch or seam is."""
     labels = bare.classify_packed(pieces.packed())
     seen = {g.colour: colour_mask(labels, bare.label(g.colour), pieces) for g in missing}
-    return find_grandes(counted, seen, missing, geo, layout, config, lightness, pieces)
+    return find_grandes(
+        counted, seen, missing, geo, layout, config, lightness, pieces, stands=stands
+    )
 
 
 def faded_pawn_mask(faded: ColourModel, pieces: Mosaic, colour: str) -> Image:

@@ -540,6 +540,12 @@ class Reader:
 
         place_at = functools.partial(_place_at, geo)
 
+        def pawn_stands(fig: Figure, x: float, y: float) -> bool:
+            """Whether a figure whose foot is here stands where it may (figures.Stands): a
+            point in no place (off the places' outlines) may be anywhere."""
+            place = place_at(x, y)
+            return not fig.stands_in or place is None or place in fig.stands_in
+
         def dark_search() -> DarkSearch:
             """The dark search, its mosaic made (here, or waited for if handed off)."""
             assert dark is not None and dark_ready is not None
@@ -560,16 +566,16 @@ class Reader:
                 hx, hy = top_of(self.calibration, geo, (wx, wy), ball, cfg)
                 return foot[0] + hx - wx, foot[1] + hy - wy
 
-            found = find_figure(mask, fig, geo, layout, cfg, head, pieces.to_work)
+            found = find_figure(mask, fig, geo, layout, cfg, head, pieces.to_work, pawn_stands)
             if found is None and fig.colour != "black":
                 pale = faded_pawn_mask(self._faded, pieces, fig.colour)
-                found = find_figure(pale, fig, geo, layout, cfg, head, pieces.to_work)
+                found = find_figure(pale, fig, geo, layout, cfg, head, pieces.to_work, pawn_stands)
             foot = pieces.to_work(*found.foot) if found is not None else None
             pixels = (found.corner, found.pixels) if found is not None else None
             unsure = found is None or found.score < cfg.figure_sure
             if dark is not None and fig.colour == "black" and unsure:
                 search = dark_search()
-                other = search.pawn(fig, self.calibration, layout)
+                other = search.pawn(fig, self.calibration, layout, pawn_stands)
                 if other is not None and (found is None or other.score > found.score):
                     foot = search.pieces.to_work(*other.foot)
                     pixels = search.take(other, pieces)
@@ -621,18 +627,34 @@ class Reader:
         grandes = [f for f in figure_list if not f.round_]
         black = next((g for g in grandes if g.colour == "black"), None) if dark else None
         others = [g for g in grandes if g is not black]
+
+        def grande_stands(fig: Figure, x: float, y: float) -> bool:
+            """Whether a grande whose top shows here stands where it may (figures.Stands)."""
+            return pawn_stands(fig, *foot_of(self.calibration, geo, (x, y), fig.diameter, cfg))
+
         tops = find_grandes(
-            measured, masks, others, geo, layout, cfg, lightness, pieces, sure=cfg.grande_sure
+            measured,
+            masks,
+            others,
+            geo,
+            layout,
+            cfg,
+            lightness,
+            pieces,
+            sure=cfg.grande_sure,
+            stands=grande_stands,
         )
         faded = [g for g in others if g.name not in tops and g.colour in measured]
         if faded:
             tops.update(
-                find_faded_grandes(faded, self._bare, pieces, measured, geo, layout, cfg, lightness)
+                find_faded_grandes(
+                    faded, self._bare, pieces, measured, geo, layout, cfg, lightness, grande_stands
+                )
             )
         if dark is not None and black is not None and "black" in measured:
-            top = find_big_top(measured["black"], black, geo, layout, cfg)
+            top = find_big_top(measured["black"], black, geo, layout, cfg, grande_stands)
             if top is None or top[2] < cfg.grande_sure:
-                top = dark_search().grande(black, layout, top)
+                top = dark_search().grande(black, layout, top, grande_stands)
             if top is not None:
                 take_top_at(measured["black"], top[:2], black.diameter / 2 * geo.mm_px, cfg)
                 tops[black.name] = top

@@ -63,11 +63,13 @@ def test_castle_colours_hold_under_glare_and_a_dimmer_exposure() -> None:
         assert reader.read(lit).castles.get(piece["area"]) == piece["colour"], piece["area"]
 
 
-@pytest.mark.parametrize("seed", [3, 8, 35])
+@pytest.mark.parametrize("seed", [3, 8, 35, 128, 213])
 def test_hard_frames_show_each_castle_in_its_colour_and_no_other(seed: int) -> None:
     """Seed 3: a white castle in dim light, and the shadow of Charlemagne on a tile (dark and
     nearly hueless, but of the tile's hue); seed 8: black castles under glare; seed 35: a
-    white castle on a pale beige tile, barely lighter than it."""
+    white castle on a pale beige tile, barely lighter than it; seeds 128 and 213: a grey and
+    a white castle whose blobs are only 0.40 and 0.41 of a castle's width thick (inscribed
+    radius; see VisionConfig.castle_thickness)."""
     layout = load_layout("carolus-magnus")
     setup, position = POSITIONS["carolus-magnus"](seed)
     image, truth = render(position, layout, seed=seed, conditions=HARD)
@@ -154,3 +156,31 @@ def test_the_search_lab_is_made_on_the_tiles_and_is_the_whole_boxs_where_it_is_r
     blobs = castle_blobs(small, view, geo, place_at, layout, DEFAULT_CONFIG)
     inexact = replace(view, exact=np.zeros_like(view.exact))
     assert blobs and castle_blobs(small, inexact, geo, place_at, layout, DEFAULT_CONFIG) == blobs
+
+
+def test_marker_samples_made_lab_as_one_row_are_each_pixels_own_lab() -> None:
+    """The markers' samples are made Lab as one row of pixels (cheaper than a row each):
+    every pixel's values are those it has converted on its own or in the whole image."""
+    from companion.vision.castles import _lab_rows
+
+    rng = np.random.default_rng(3)
+    image = rng.integers(0, 256, (37, 53, 3), dtype=np.uint8)
+    whole = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    pixels = image.reshape(-1, 3)
+    for at in (np.arange(pixels.shape[0]), rng.integers(0, pixels.shape[0], 999), np.arange(1)):
+        rows = np.take(pixels, at, axis=0)
+        one_each = cv2.cvtColor(rows[:, None, :], cv2.COLOR_BGR2Lab)[:, 0, :]
+        assert np.array_equal(_lab_rows(rows), one_each)
+        assert np.array_equal(_lab_rows(rows), np.take(whole, at, axis=0))
+
+
+def test_the_median_light_of_the_tiles_is_numpys() -> None:
+    from companion.vision.castles import _median
+
+    rng = np.random.default_rng(4)
+    for n in range(1, 30):
+        for scale in (1e-3, 1.0, 1e5):
+            values = (rng.normal(100.0, 50.0, n) * scale).tolist()
+            assert _median(values) == float(np.median(values))
+            whole = [float(round(v)) for v in values]  # ties and repeated values
+            assert _median(whole) == float(np.median(whole))

@@ -72,3 +72,44 @@ def test_hard_rows_whose_tops_blur_into_one_bar_are_counted_whole(
     obs = Reader(calibrated(layout, setup, seed, HARD), layout).read(image)
     assert truth["counts"][court][colour] == n
     assert obs.count(court, colour) == n
+
+
+def test_rows_read_together_count_as_each_read_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """count_rows puts every patch any row reaches on the tops' plane in one call (a colour's
+    patches are reached by a row on each card): each row counts as it does alone, and the
+    points are homography.unproject's to the last bit, under the calibration's lens too."""
+    from companion.vision import court_rows, pipeline
+    from companion.vision import homography as hg
+    from companion.vision.standing import raised_view
+
+    calls = []
+
+    def keep(*args: object) -> object:
+        calls.append(args)
+        return court_rows.count_rows(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "count_rows", keep)
+    layout = load_layout("carolus-magnus")
+    # (Seed 1: a calibration that estimates the lens.)
+    setup, position = POSITIONS["carolus-magnus"](1)
+    image, _ = render(position, layout, seed=1, conditions=HARD)
+    reader = Reader(calibrated(layout, setup, 1, HARD), layout)
+    calls.clear()  # (the calibration reads its setup frame)
+    reader.read(image)
+    rows, patches, calibration, geo, cfg = calls[0]
+    assert calibration.lens is not None and len(rows) == 10
+    together = court_rows.count_rows(rows, patches, calibration, geo, cfg)
+    alone = {}
+    for row in rows:
+        alone.update(court_rows.count_rows([row], patches, calibration, geo, cfg))
+    assert together == alone, (together, alone)
+    assert sum(together.values()) > 0
+    top, lens = raised_view(calibration, rows[0].cube, cfg)
+    points = np.random.default_rng(1).uniform(0, 1000, (500, 2))
+    for lens_or_none in (lens, None):
+        want = hg.unproject(top, points, lens_or_none)
+        assert np.array_equal(court_rows._unproject(top, points, lens_or_none), want)
+        parts = [
+            court_rows._unproject(top, points[a:b], lens_or_none) for a, b in ((0, 7), (7, 500))
+        ]
+        assert np.array_equal(np.concatenate(parts), want)

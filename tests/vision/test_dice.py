@@ -232,3 +232,21 @@ def test_a_blobs_elongation_is_numpys_covariance_to_the_last_bit() -> None:
         lo, hi = np.linalg.eigvalsh(cov)
         assert _elongation(mask) == float(np.sqrt(hi / max(lo, 1e-9)))
     assert _elongation(line) > 10 and _elongation(square) < 1.01
+
+
+def test_the_faces_hue_and_colourfulness_are_worked_out_once_per_floor() -> None:
+    """face_of compares a symbol with each face's hue and colourfulness made once per
+    saturation floor: the numbers hue_saturation gives for that face under that config."""
+    from dataclasses import replace
+
+    from companion.vision.config import DEFAULT_CONFIG
+    from companion.vision.die_faces import DIE_WHITE, FACE_BGR, _faces, hue_saturation
+
+    for floor in (DEFAULT_CONFIG.die_saturation_floor, 0.02, 0.3):
+        config = replace(DEFAULT_CONFIG, die_saturation_floor=floor)
+        want = [
+            (name, *hue_saturation([c / w for c, w in zip(bgr, DIE_WHITE, strict=True)], config))
+            for name, bgr in FACE_BGR.items()
+        ]
+        assert list(_faces(floor)) == want
+    assert _faces(0.02) is _faces(0.02)
