@@ -4,7 +4,7 @@ A top (cubes.Top) is a cube's top, or several touching cubes' whose seams blur e
 count is read from a few scale-free measures of it (area in cube tops, length and width in
 cube sides, how much of its rectangle it fills, the cells of it that hold a cube, ...) by a
 multinomial logistic regression fitted on the tops of hard synthetic Carolus renders, seeds
-100-219 (benchmarks/train_top_model.py writes top_model.json beside this file; the reader
+100-299 (benchmarks/train_top_model.py writes top_model.json beside this file; the reader
 needs only NumPy to use it). It stands in for cubes.top_cubes' stacked rules where those
 were fitted one or two cells at a time; El Grande's clusters keep the rules (see Reader).
 """

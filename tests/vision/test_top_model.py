@@ -213,3 +213,12 @@ def test_a_patchs_sum_shares_its_counts_out_by_bayes() -> None:
     shares, like = _shares(p, _sums_allowed(3, True, 4))
     assert like == pytest.approx(1 - 0.75 * 0.5)
     assert shares[0] == pytest.approx([0.0, 0.25 / 0.625, 0.375 / 0.625])
+
+
+def test_a_lone_blue_top_blurred_long_and_wide_reads_one_cube() -> None:
+    """As measured on a hard rendered Carolus table (bench seed 0, reserve_3: one blue cube
+    whose top reads 1.8 cube tops, 1.73 x 1.18 sides, two cells): the fit on seeds 100-219
+    read it two; with seeds 220-299 too, one (session 9)."""
+    side, unit = 9.076, 59.05
+    top = Top(106.0, 3.69, 0.0, 0.0, 15.70, 10.71, cells=2)
+    assert top_model.load().predict(top_model.features(top, unit, side, ragged=1.1)) == 1
