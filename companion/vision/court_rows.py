@@ -19,7 +19,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -28,7 +27,6 @@ from companion.vision.calibration import Calibration
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch
 from companion.vision.geometry import Geometry
-from companion.vision.homography import Lens
 from companion.vision.layout import Layout, Pose
 from companion.vision.standing import raised_view
 
@@ -166,7 +164,7 @@ def count_rows(
     wanted = list(dict.fromkeys(i for ids in reached for i in ids))
     parts = [_pixels(needed[i]) for i in wanted]
     pts = np.concatenate(parts).astype(np.float64) if parts else np.zeros((0, 2))
-    flat = _unproject(top, (pts + 0.5) / geo.scale - 0.5 + origin, lens)
+    flat = hg.unproject(top, (pts + 0.5) / geo.scale - 0.5 + origin, lens)
     ends = np.cumsum([len(p) for p in parts], dtype=np.int64)
     spans = {i: (int(e) - len(p), int(e)) for i, p, e in zip(wanted, parts, ends, strict=True)}
     out: dict[tuple[str, str], int] = {}
@@ -190,18 +188,6 @@ def count_rows(
         length = filled_length(u[keep], v[keep], cube, row.pixel_mm, config)
         out[(row.place, row.colour)] = row_count(row, length, config)
     return out
-
-
-def _unproject(h: FloatArray, points: FloatArray, lens: Lens | None) -> FloatArray:
-    """:func:`homography.unproject` of an N x 2 float64 array, without its copy of the points
-    through a Python list (the same values: every point is undistorted and transformed on its
-    own)."""
-    if not len(points):
-        return points
-    pts = hg.undistort(points, lens)
-    out = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.linalg.inv(h))
-    result: FloatArray = out.reshape(-1, 2)
-    return result
 
 
 def _card_frame(pose: Pose, board: FloatArray) -> tuple[FloatArray, FloatArray]:

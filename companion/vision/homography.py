@@ -228,8 +228,13 @@ def project_outline(
 def unproject(
     h: FloatArray, points: Iterable[Sequence[float]], lens: Lens | None = None
 ) -> FloatArray:
-    """Image pixels -> board mm."""
-    pts = undistort(np.asarray(list(points), dtype=np.float64).reshape(-1, 2), lens)
+    """Image pixels -> board mm (``points``: an N x 2 array, or any iterable of (x, y))."""
+    # (An array as it is: copied through a Python list it cost more than the transform.)
+    given = points if isinstance(points, np.ndarray) else list(points)
+    pts = np.asarray(given, dtype=np.float64).reshape(-1, 2)
+    if not len(pts):
+        return pts  # (OpenCV's undistortPoints gives None for no points)
+    pts = undistort(pts, lens)
     out = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.linalg.inv(h))
     result: FloatArray = out.reshape(-1, 2)
     return result

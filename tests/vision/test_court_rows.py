@@ -107,9 +107,9 @@ def test_rows_read_together_count_as_each_read_alone(monkeypatch: pytest.MonkeyP
     top, lens = raised_view(calibration, rows[0].cube, cfg)
     points = np.random.default_rng(1).uniform(0, 1000, (500, 2))
     for lens_or_none in (lens, None):
-        want = hg.unproject(top, points, lens_or_none)
-        assert np.array_equal(court_rows._unproject(top, points, lens_or_none), want)
-        parts = [
-            court_rows._unproject(top, points[a:b], lens_or_none) for a, b in ((0, 7), (7, 500))
-        ]
+        # (An array is taken as it is; a list of points as before: the same numbers.)
+        want = hg.unproject(top, [tuple(p) for p in points.tolist()], lens_or_none)
+        assert np.array_equal(hg.unproject(top, points, lens_or_none), want)
+        parts = [hg.unproject(top, points[a:b], lens_or_none) for a, b in ((0, 7), (7, 500))]
         assert np.array_equal(np.concatenate(parts), want)
+        assert hg.unproject(top, points[:0], lens_or_none).shape == (0, 2)
