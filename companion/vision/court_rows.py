@@ -15,6 +15,7 @@ row's colour.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -138,11 +139,13 @@ def row_count(row: CourtRow, length: float, config: VisionConfig = DEFAULT_CONFI
 
     n cubes fill n pitches; the sides in front of the first cube add a share of the lean when
     the tops lean away from the dot, and when they lean towards it the dot's ignored ring hides
-    a little of the first cube (hard and easy bench seeds 0-11, least squares)."""
+    a little of the first cube (hard and easy bench seeds 0-11, least squares). The count
+    rounds up from ``court_row_round`` of a cube: the read keeps the row's count or its
+    blobs', whichever is more, so one over costs more than one under."""
     lean = row.lean[0]
     extra = config.court_lean_away * max(lean, 0.0) - config.court_lean_toward * max(-lean, 0.0)
     cubes = (length - extra - config.court_row_extra * row.cube) / (config.court_pitch * row.cube)
-    return max(0, round(cubes))
+    return max(0, math.floor(cubes + 1.0 - config.court_row_round))
 
 
 def count_rows(

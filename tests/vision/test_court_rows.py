@@ -54,7 +54,26 @@ def test_row_count_is_length_over_pitch_less_the_lean() -> None:
     away = CourtRow("court_1", "red", Pose(0, 0, 0), row.bounds, (7.0, 0.0), row.box, CUBE, 1.0)
     assert row_count(away, 5 * pitch + extra + cfg.court_lean_away * 7.0, cfg) == 5
     assert row_count(row, 5 * pitch + extra + cfg.court_lean_away * 7.0, cfg) == 5  # < half
-    assert row_count(row, 5 * pitch + extra + 0.6 * pitch, cfg) == 6
+    # A fraction rounds up only from court_row_round (0.615) of a cube: one over stands, one
+    # under is taken back by the blobs' count.
+    assert row_count(row, 5 * pitch + extra + 0.6 * pitch, cfg) == 5
+    assert row_count(row, 5 * pitch + extra + 0.63 * pitch, cfg) == 6
+
+
+@pytest.mark.parametrize(
+    ("seed", "court", "colour", "n"), [(4, "court_1", "yellow", 2), (13, "court_2", "red", 4)]
+)
+def test_a_row_measured_six_tenths_over_is_not_read_one_over(
+    seed: int, court: str, colour: str, n: int
+) -> None:
+    """Hard seeds 4 and 13: the rows' colour runs 2.60 and 4.61 cubes (a lit side and blur at
+    the row's end), the blobs read them right; rounded at a half they were one over."""
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](seed)
+    image, truth = render(position, layout, seed=seed, conditions=HARD)
+    obs = Reader(calibrated(layout, setup, seed, HARD), layout).read(image)
+    assert truth["counts"][court][colour] == n
+    assert obs.count(court, colour) == n
 
 
 @pytest.mark.parametrize(
