@@ -61,30 +61,22 @@ def test_row_count_is_length_over_pitch_less_the_lean() -> None:
 
 
 @pytest.mark.parametrize(
-    ("seed", "court", "colour", "n"), [(4, "court_1", "yellow", 2), (13, "court_2", "red", 4)]
-)
-def test_a_row_measured_six_tenths_over_is_not_read_one_over(
-    seed: int, court: str, colour: str, n: int
-) -> None:
-    """Hard seeds 4 and 13: the rows' colour runs 2.60 and 4.61 cubes (a lit side and blur at
-    the row's end), the blobs read them right; rounded at a half they were one over."""
-    layout = load_layout("carolus-magnus")
-    setup, position = POSITIONS["carolus-magnus"](seed)
-    image, truth = render(position, layout, seed=seed, conditions=HARD)
-    obs = Reader(calibrated(layout, setup, seed, HARD), layout).read(image)
-    assert truth["counts"][court][colour] == n
-    assert obs.count(court, colour) == n
-
-
-@pytest.mark.parametrize(
-    ("seed", "court", "colour", "n"), [(0, "court_2", "red", 5), (7, "court_1", "red", 3)]
+    ("seed", "court", "colour", "n"),
+    [
+        (0, "court_2", "red", 5),
+        (7, "court_1", "red", 3),
+        (4, "court_1", "yellow", 2),
+        (13, "court_2", "red", 4),
+    ],
 )
 def test_hard_rows_whose_tops_blur_into_one_bar_are_counted_whole(
     seed: int, court: str, colour: str, n: int
 ) -> None:
     """Hard bench cases whose row the blobs read as 4 and 2 cubes (tops merged, the bar's
     lightness uneven along it). (Seed 1's court_1 blue row of 3, the blobs' 1, was read
-    whole until calibration estimated the lens: its bar measures 2.1 cubes now.)"""
+    whole until calibration estimated the lens: its bar measures 2.1 cubes now.) And rows
+    not read one over: seeds 4 and 13, whose colour runs 2.60 and 4.61 cubes (a lit side and
+    blur at the row's end) and whose blobs read them right; rounded at a half, one over."""
     layout = load_layout("carolus-magnus")
     setup, position = POSITIONS["carolus-magnus"](seed)
     image, truth = render(position, layout, seed=seed, conditions=HARD)
