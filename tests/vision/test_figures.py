@@ -15,7 +15,15 @@ from companion.vision.calibration import uncalibrated
 from companion.vision.colour import BACKGROUND
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch, Top, count_patches
-from companion.vision.figures import dark_pieces, dark_within, marker_light, take_top_at
+from companion.vision.figures import (
+    Figure,
+    dark_pieces,
+    dark_within,
+    figures_of,
+    find_figure,
+    marker_light,
+    take_top_at,
+)
 from companion.vision.layout import Layout, load_layout
 from companion.vision.pipeline import Reader, working_image
 from companion.vision.standing import camera_matrix, feet_of, raised_homography, raised_view
@@ -270,3 +278,29 @@ def test_hard_frames_count_every_black_cube(seed: int) -> None:
     assert not obs.occluded
     for area in set(truth["counts"]) | set(obs.counts):
         assert obs.count(area, "black") == truth["counts"].get(area, {}).get("black", 0), area
+
+
+def test_a_figure_is_found_only_where_it_may_stand() -> None:
+    """Figure.stands_in from the layout (El Grande's king and grandes in regions,
+    Charlemagne on territories); find_figure keeps only feet the reader's ``stands`` lets
+    stand (a blurred block of cubes in a court is as round and thick as a pawn's foot)."""
+    eg, cm = load_layout("el-grande"), load_layout("carolus-magnus")
+    regions = {a.id for a in eg.areas_of_kind("region")}
+    assert regions and all(f.stands_in == regions for f in figures_of(eg))
+    (charlemagne,) = figures_of(cm)
+    assert charlemagne.stands_in == {t.id for t in cm.tiles}
+    mm_px = 1.5
+    geo = SimpleNamespace(mm_px=mm_px, side=np.full((200, 200), float(cm.pieces["cube"]) * mm_px))
+    mask = np.zeros((200, 200), np.uint8)
+    radius = round(charlemagne.diameter / 2 * mm_px)
+    cv2.circle(mask, (100, 100), radius, 255, -1)
+    found = find_figure(mask, charlemagne, geo, cm, DEFAULT_CONFIG)  # type: ignore[arg-type]
+    assert found is not None and math.dist(found.foot, (100, 100)) <= 2
+    seen: list[tuple[float, float]] = []
+
+    def in_a_court(fig: Figure, x: float, y: float) -> bool:
+        seen.append((x, y))
+        return False
+
+    nowhere = find_figure(mask, charlemagne, geo, cm, DEFAULT_CONFIG, stands=in_a_court)  # type: ignore[arg-type]
+    assert nowhere is None and seen
