@@ -17,12 +17,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks.bench_vision import POSITIONS
-from benchmarks.vision_errors import CACHE, VISION, cached_render, source_digest
+from benchmarks.vision_errors import CACHE, VISION, hard_case, source_digest
 from companion.vision import cubes, pipeline
-from companion.vision.calibration import calibrate
-from companion.vision.errors import VisionError
-from companion.vision.layout import load_layout
-from companion.vision.synth import PRESETS
 
 TOPS = CACHE.parent / "companion-tops"
 
@@ -79,17 +75,8 @@ def seed_patches(game: str, seed: int) -> list[Labelled]:
         # (Stored as plain tuples: a dataclass pickled from this module run as a script would
         # load only there.)
         return [Labelled(*row) for row in pickle.loads(path.read_bytes())]
-    layout = load_layout(game)
-    cond = PRESETS["hard"]
-    setup, position = POSITIONS[game](seed)
-    setup_image, _ = cached_render(setup, layout, seed, cond)
-    image, truth = cached_render(position, layout, seed, cond)
-    try:
-        reader: pipeline.Reader | None = pipeline.Reader(
-            calibrate(setup_image, layout, setup), layout
-        )
-    except VisionError:
-        reader = None  # (a setup frame hiding a corner marker, as seed 221's: nothing to label)
+    # (No reader from a setup frame hiding a corner marker, as seed 221's: nothing to label.)
+    reader, image, truth = hard_case(game, seed)
     calls: list[tuple[list[cubes.Patch], float, dict[str, Any]]] = []
     original = pipeline.count_patches
 

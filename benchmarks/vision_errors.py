@@ -24,6 +24,7 @@ from typing import Any
 from benchmarks.bench_vision import CASES, CM_COLOURS, POSITIONS
 from companion.vision.calibration import calibrate
 from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.errors import VisionError
 from companion.vision.homography import Lens
 from companion.vision.layout import Layout, load_layout
 from companion.vision.pipeline import Reader
@@ -66,6 +67,20 @@ def cached_render(
     CACHE.mkdir(parents=True, exist_ok=True)
     path.write_bytes(pickle.dumps((image, truth)))
     return image, truth
+
+
+def hard_case(game: str, seed: int) -> tuple[Reader | None, Any, dict[str, Any]]:
+    """A hard case's reader, calibrated on its set-up frame (None when that frame cannot be
+    calibrated: seed 221 hides a corner marker), its game frame and truth (renders cached)."""
+    layout = load_layout(game)
+    cond = PRESETS["hard"]
+    setup, position = POSITIONS[game](seed)
+    setup_image, _ = cached_render(setup, layout, seed, cond)
+    image, truth = cached_render(position, layout, seed, cond)
+    try:
+        return Reader(calibrate(setup_image, layout, setup), layout), image, truth
+    except VisionError:
+        return None, image, truth
 
 
 def main() -> None:

@@ -487,8 +487,8 @@ class VisionConfig:
     # A row's fractional count rounds up from this share of a cube, not a half: the read takes
     # the most of the row's count and its blobs', so a row one under is mostly taken back by
     # its blobs and one over always stands (hard Carolus seeds 100-299, every row's length
-    # with its blobs' count apart: 60 wrong rows at 0.5, 48 at 0.61-0.62, 49-52 at 0.57-0.59
-    # and 0.63-0.64).
+    # with its blobs' count apart, benchmarks/fit_court_rows.py: 53 of 2006 rows wrong at
+    # 0.5, 41 at 0.61-0.62, 42-43 at 0.58-0.60 and 0.63, 44 at 0.57 and 0.64).
     court_row_round: float = 0.615
     # Still-scene gate: mean absolute grey difference (0-255) between consecutive small frames.
     motion_threshold: float = 2.5

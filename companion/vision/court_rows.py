@@ -134,18 +134,22 @@ def filled_length(
     return float(lengths[lengths >= config.court_row_run * cube].sum())
 
 
-def row_count(row: CourtRow, length: float, config: VisionConfig = DEFAULT_CONFIG) -> int:
-    """Cubes in a row whose colour runs ``length`` mm along it.
+def row_cubes(row: CourtRow, length: float, config: VisionConfig = DEFAULT_CONFIG) -> float:
+    """Cubes (a fraction) in a row whose colour runs ``length`` mm along it.
 
     n cubes fill n pitches; the sides in front of the first cube add a share of the lean when
     the tops lean away from the dot, and when they lean towards it the dot's ignored ring hides
-    a little of the first cube (hard and easy bench seeds 0-11, least squares). The count
-    rounds up from ``court_row_round`` of a cube: the read keeps the row's count or its
-    blobs', whichever is more, so one over costs more than one under."""
+    a little of the first cube (hard and easy bench seeds 0-11, least squares)."""
     lean = row.lean[0]
     extra = config.court_lean_away * max(lean, 0.0) - config.court_lean_toward * max(-lean, 0.0)
-    cubes = (length - extra - config.court_row_extra * row.cube) / (config.court_pitch * row.cube)
-    return max(0, math.floor(cubes + 1.0 - config.court_row_round))
+    return (length - extra - config.court_row_extra * row.cube) / (config.court_pitch * row.cube)
+
+
+def row_count(row: CourtRow, length: float, config: VisionConfig = DEFAULT_CONFIG) -> int:
+    """Cubes in a row whose colour runs ``length`` mm along it (:func:`row_cubes`), rounded up
+    from ``court_row_round`` of a cube: the read keeps the row's count or its blobs',
+    whichever is more, so one over costs more than one under (benchmarks/fit_court_rows.py)."""
+    return max(0, math.floor(row_cubes(row, length, config) + 1.0 - config.court_row_round))
 
 
 def count_rows(

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from benchmarks.bench_vision import POSITIONS, calibrated
+from benchmarks.fit_court_rows import wrong_rows
 from companion.vision.config import DEFAULT_CONFIG
 from companion.vision.court_rows import CourtRow, filled_length, row_count
 from companion.vision.layout import Pose, load_layout
@@ -124,3 +125,14 @@ def test_rows_read_together_count_as_each_read_alone(monkeypatch: pytest.MonkeyP
         parts = [hg.unproject(top, points[a:b], lens_or_none) for a, b in ((0, 7), (7, 500))]
         assert np.array_equal(np.concatenate(parts), want)
         assert hg.unproject(top, points[:0], lens_or_none).shape == (0, 2)
+
+
+def test_the_rounding_fit_counts_a_row_wrong_by_the_larger_of_row_and_blobs() -> None:
+    """benchmarks.fit_court_rows: a row 2.6 cubes long whose blobs read its 2 is wrong when
+    its count rounds up from 0.6 or less; one 2.45 long whose blobs read 2 of its 3 is
+    wrong either way (too short for its third cube); one whose blobs read 4 of its 3 stays
+    wrong whatever the row says."""
+    rows = [(2, 2.6, 2), (3, 2.45, 2), (3, 3.0, 4)]
+    assert wrong_rows(rows, 0.5) == 3
+    assert wrong_rows(rows, 0.615) == 2
+    assert wrong_rows([(5, 4.7, 5)], 0.615) == 0
