@@ -184,3 +184,19 @@ def test_the_median_light_of_the_tiles_is_numpys() -> None:
             assert _median(values) == float(np.median(values))
             whole = [float(round(v)) for v in values]  # ties and repeated values
             assert _median(whole) == float(np.median(whole))
+
+
+def test_a_720p_hard_frame_shows_each_castle_in_its_colour_and_no_other() -> None:
+    """Hard seed 100 made 1280 x 720 (the hard set's frames are 1080p): castles ~11 working
+    px wide, searched unbinned, under the hard set's noise, blur and light."""
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](100)
+    cond = HARD.with_size(1280, 720)
+    image, truth = render(position, layout, seed=100, conditions=cond)
+    reader = Reader(calibrated(layout, setup, 100, cond), layout)
+    geo = reader.geometry(*locate_movables(image, reader.calibration, layout))
+    view = TileView.of(geo, layout, DEFAULT_CONFIG)
+    assert view is not None and view.bin == 1
+    want = castles_on_tiles(truth)
+    assert len(want) >= 4
+    assert dict(reader.read(image).castles) == want
