@@ -36,12 +36,13 @@ from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
 from companion.vision.local_print import (
     GREY,
+    PrintCells,
     lab_distance,
-    local_print,
     median_columns,
     median_rows,
     median_u8,
     percentile_rows,
+    print_cells,
 )
 from companion.vision.masks import components, fill_small_holes, nonzero, opened_by
 
@@ -455,11 +456,11 @@ def castle_blobs(
     if pieces is not None:
         print_ = cv2.bitwise_and(print_, cv2.inRange(pieces, 0, 0))
     table = _Table.of(geo, lights)
-    local = local_print(sub, print_, round(config.castle_print_window * width))
-    where = hueless(sub, local, view, table, config)
+    window = round(config.castle_print_window * width)
+    cells = print_cells(sub, print_, window, config.castle_print_cells)
+    where = hueless(sub, cells, view, table, config)
     places = view.places.reshape(-1)
-    print_lightness = local.reshape(-1, 3)[:, 0]
-    typical = _median_share(local, print_, view, table)
+    typical = _median_share(cells, view, table)
     neutral: Image = np.zeros((bh, bw), np.uint8)
     neutral.reshape(-1)[where] = 1
     # Specks a pixel wide are opened away; not on the bins (4x4 pixels: the thin parts of a
@@ -493,9 +494,11 @@ def castle_blobs(
             lightness = view.lab(box, every=True).reshape(-1, 3)[:, 0]
             whole = True
         body = float(median_columns(table.share(lightness[core], places[core])[:, None])[0])
-        beside = min(int(cy), bh - 1) * bw + min(int(cx), bw - 1)
+        row, column = min(int(cy), bh - 1), min(int(cx), bw - 1)
+        at = row * bw + column
+        beside = cells.at(np.array([row]), np.array([column]))[:, 0]
         # (A castle's top wholly over the mat: its tile is the one whose reach that is.)
-        code = int(places[beside]) if view.over_mat.reshape(-1)[beside] else 0
+        code = int(places[at]) if view.over_mat.reshape(-1)[at] else 0
         out.append(
             CastleBlob(
                 geo.places[code - 1].id if code else place_at(u, v),
@@ -503,7 +506,7 @@ def castle_blobs(
                 area,
                 float(dist.max()) / width,
                 body,
-                float(table.share(print_lightness[[beside]], places[[beside]])[0]),
+                float(table.share(beside, places[[at]])[0]),
                 typical,
             )
         )
@@ -553,12 +556,17 @@ class _Table:
         return share, ab
 
 
-def _median_share(local: Image, print_: Image, view: TileView, table: _Table) -> float:
-    """The median share of the print (``local``'s lightness) over the print's pixels, 1 if
-    there are none: as NumPy's median of every pixel's share, from the counts of each (place,
-    lightness) pair."""
+def _median_share(cells: PrintCells, view: TileView, table: _Table) -> float:
+    """The median share of the print (the cells' lightness) over the print's cells, 1 if
+    there are none: as NumPy's median of every cell's share (its place the one at its
+    middle), from the counts of each (place, lightness) pair."""
     count = len(table.paper)
-    counts = cv2.calcHist([view.places, local], [0, 1], print_, [count, 256], [0, count, 0, 256])
+    rows, cols = cells.found.shape
+    half = cells.step // 2  # (each cell's middle pixel)
+    places = np.ascontiguousarray(view.places[half :: cells.step, half :: cells.step][:rows, :cols])
+    counts = cv2.calcHist(
+        [places, cells.lab], [0, 1], cells.found, [count, 256], [0, count, 0, 256]
+    )
     seen = np.flatnonzero(counts.reshape(-1))
     n = int(counts.astype(np.int64).sum())
     if not n:
@@ -575,10 +583,10 @@ def _median_share(local: Image, print_: Image, view: TileView, table: _Table) ->
 
 
 def hueless(
-    lab: Image, local: Image, view: TileView, table: _Table, config: VisionConfig
+    lab: Image, cells: PrintCells, view: TileView, table: _Table, config: VisionConfig
 ) -> npt.NDArray[Any]:
     """The box pixels (flat indices) that may be a castle's: ``lab`` blurred over the box,
-    ``local``: the print round each pixel."""
+    ``cells``: the print round each pixel."""
     # A pixel's cast is at most its tile's: nothing more colourful than the most cast plus a
     # castle's chroma can pass; that leaves a few per cent of the tiles for the tests below.
     reach = config.castle_chroma + float(np.abs(table.cast).max(initial=0.0)) + 1.0
@@ -598,7 +606,8 @@ def hueless(
     # A pale tile in cold light or under glare is nearly hueless too: a castle must also stand
     # out from the tile's print round it (the light varies across a tile, so not the tile's
     # own median) ...
-    around = np.take(local.reshape(-1, 3), where, axis=0)
+    row, column = np.divmod(where, lab.shape[1])
+    around = cells.at(row, column)
     kept = np.flatnonzero(lab_distance(pixels, around) > config.castle_contrast)
     where, places, around, share, ab = (
         np.take(a, kept, axis=0) for a in (where, places, around, share, ab)

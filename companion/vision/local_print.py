@@ -5,6 +5,7 @@ over a table is never even (a gradient, a lamp's glare, the shadow of an arm).""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -33,29 +34,66 @@ def _grey_values() -> FloatArray:
 GREY = _grey_values()
 
 
-def local_print(lab: Image, print_: Image, window: int) -> Image:
-    """The print round each pixel: the median over a window of about ``window`` px of
-    the print's pixels (``print_``: a mask, bool or 0/255; the others filled with the median of
-    all of them), worked out at a few pixels per window so it stays cheap."""
-    mask = print_.view(np.uint8) if print_.dtype == bool else print_
-    at = np.flatnonzero(print_ != 0)
-    if not at.size:
-        return lab
-    # The fill only stands in where there is no print: the median of every 7th print pixel is
-    # as good and far cheaper than of all of them.
-    # (np.take: NumPy's fancy indexing of N x 3 rows costs several times as much.)
-    fill = median_u8(np.take(lab.reshape(-1, 3), at[::7], axis=0)).astype(np.uint8)
+@dataclass(frozen=True)
+class PrintCells:
+    """The print round each pixel, worked out on a grid of square cells (see
+    :func:`print_cells`) and read between the cells' centres."""
+
+    lab: Image  # rows x cols x 3, uint8: each cell's median print
+    found: Image  # rows x cols, uint8 0/255: the cells most of whose pixels are print
+    step: int  # image pixels a cell side
+
+    def at(self, ys: Image, xs: Image) -> Image:
+        """The print (N x 3, uint8) at pixels ``ys``, ``xs`` of the image the cells were made
+        of: bilinear between the four nearest cells' centres (held flat beyond the outer
+        ones), as a linear resize of the cells to the image would give, rounded."""
+        rows, cols = self.lab.shape[:2]
+
+        def split(at: Image, count: int) -> tuple[Image, Image, Image]:
+            f = np.clip((at.astype(np.float32) + 0.5) / self.step - 0.5, 0.0, count - 1)
+            low = np.minimum(f.astype(np.intp), max(0, count - 2))
+            return low, np.minimum(low + 1, count - 1), (f - low)[:, None]
+
+        y0, y1, wy = split(ys, rows)
+        x0, x1, wx = split(xs, cols)
+        flat = self.lab.reshape(-1, 3)
+
+        def cell(y: Image, x: Image) -> Image:
+            out: Image = np.take(flat, y * cols + x, axis=0).astype(np.float32)
+            return out
+
+        top = cell(y0, x0) * (1 - wx) + cell(y0, x1) * wx
+        bottom = cell(y1, x0) * (1 - wx) + cell(y1, x1) * wx
+        out: Image = np.rint(top * (1 - wy) + bottom * wy).astype(np.uint8)
+        return out
+
+
+def print_cells(lab: Image, print_: Image, window: int, cells: int) -> PrintCells:
+    """The print round each pixel of ``lab`` (8-bit, 3 channels): the median over a window of
+    ``cells`` x ``cells`` cells, each ``window`` / ``cells`` pixels a side and holding the
+    mean of its print pixels (``print_``: uint8, 0/255), or, where most of a cell's pixels
+    are not print, the median of the print cells. A piece on the print fills a cell or two
+    of a window's many, as its pixels were a few of the median's many at every pixel."""
     h, w = lab.shape[:2]
-    # (A filled rectangle paints a colour over an image far faster than NumPy broadcasts it.)
-    img = cv2.rectangle(np.empty_like(lab), (0, 0), (w, h), fill.tolist(), -1)
-    cv2.copyTo(lab, mask, img)
-    step = max(1, window // 9)
-    small = cv2.resize(img, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA)
-    k = max(3, (window // step) | 1)
+    step = max(1, min(round(window / cells), h, w))
+    size = (w // step, h // step)
+    # Whole cells only (the pixels over at the right and bottom edges are read from the
+    # outer cells): an area resize by a whole factor is OpenCV's fast one.
+    whole = np.s_[: size[1] * step, : size[0] * step]
+    share = cv2.resize(print_[whole], size, interpolation=cv2.INTER_AREA)
+    found = share >= 128
+    # (The print's mean in a cell: the mean of its pixels with the rest zeroed, over the
+    # print's share of them.)
+    masked = cv2.bitwise_and(lab[whole], lab[whole], mask=print_[whole])
+    means = cv2.resize(masked, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    means *= 255.0 / np.maximum(share, 1).astype(np.float32)[..., None]
+    grid = np.rint(np.minimum(means, 255.0)).astype(np.uint8)
+    if found.any():
+        grid[~found] = median_u8(grid[found]).astype(np.uint8)
+    k = max(3, cells | 1)
     # (OpenCV's median of a 3-channel image is each channel's, at less cost than three.)
-    smooth = cv2.medianBlur(small, k)
-    out: Image = cv2.resize(smooth, (w, h), interpolation=cv2.INTER_LINEAR)
-    return out
+    smooth: Image = cv2.medianBlur(grid, k)
+    return PrintCells(smooth, found.view(np.uint8) * np.uint8(255), step)
 
 
 def median_u8(values: Image) -> FloatArray:

@@ -323,3 +323,40 @@ def test_a_720p_hard_frame_shows_each_castle_in_its_colour_and_no_other() -> Non
     want = castles_on_tiles(truth)
     assert len(want) >= 4
     assert dict(reader.read(image).castles) == want
+
+
+def test_the_print_between_cells_is_a_linear_resize_of_them() -> None:
+    """The print read at a pixel between the cells' centres is what a linear resize of the
+    cells to the whole image gives there (OpenCV's fixed point: within a grey level), the
+    outer cells held flat beyond their centres."""
+    from companion.vision.local_print import PrintCells
+
+    rng = np.random.default_rng(5)
+    for rows, cols, step in ((7, 9, 5), (1, 4, 3), (6, 1, 8)):
+        lab = rng.integers(0, 256, (rows, cols, 3), dtype=np.uint8)
+        cells = PrintCells(lab, np.full((rows, cols), 255, np.uint8), step)
+        h, w = rows * step, cols * step
+        want = cv2.resize(lab, (w, h), interpolation=cv2.INTER_LINEAR).reshape(-1, 3)
+        ys, xs = np.divmod(np.arange(h * w), w)
+        got = cells.at(ys, xs)
+        assert np.abs(got.astype(int) - want.astype(int)).max() <= 1
+
+
+def test_the_print_cells_keep_pieces_and_the_gaps_between_tiles_out() -> None:
+    """A print of one colour with castle-sized pieces on it, and gaps that are no print
+    (zero Lab there): the print read anywhere is the print's colour (the cells' means are of
+    print pixels only; a piece fills too few cells of a window to move its median)."""
+    from companion.vision.local_print import print_cells
+
+    print_lab = (150, 140, 120)
+    lab = np.zeros((120, 160, 3), np.uint8)
+    lab[:] = print_lab
+    mask = np.full((120, 160), 255, np.uint8)
+    for x, y in ((20, 20), (70, 50), (120, 90)):
+        lab[y : y + 11, x : x + 11] = (40, 128, 128)  # a black castle: print, to the mask
+    lab[:, 76:83] = 0
+    mask[:, 76:83] = 0  # the gap between two tiles
+    cells = print_cells(lab, mask, 45, DEFAULT_CONFIG.castle_print_cells)
+    ys, xs = np.divmod(np.arange(lab.shape[0] * lab.shape[1]), lab.shape[1])
+    got = cells.at(ys, xs)
+    assert np.abs(got.astype(int) - print_lab).max() <= 1
