@@ -295,6 +295,12 @@ class VisionConfig:
     # the most (thickness - weight x |log(area / a grande top's)|): blurred pairs of cubes
     # are as thick as a grande's top but smaller, merged rows bigger.
     grande_thickness: float = 0.9
+    # ... and at most this share: a block of four cubes whose seams blur erased spans two
+    # cells each way as a grande's top does, but its inscribed radius is a cube's side, not
+    # half a grande's (benchmarks/fit_big_pieces, hard El Grande seeds 100-299: grandes' own
+    # tops 0.31-1.57, 1.41 at the 95th percentile; blocks of four not refused otherwise
+    # 1.67 and 1.84, the second beating seed 136's red grande).
+    grande_max_thickness: float = 1.62
     # A grande's top taken out of its patch takes with it the patch's tops within
     # figure_sliver_reach cube sides of it that are less than figure_sliver_thickness sides
     # thick: a cube touching a grande shows its top at least half a grande and half a cube
