@@ -258,6 +258,12 @@ class VisionConfig:
     figure_max_thickness: float = 1.4
     figure_near: float = 0.3
     figure_roundness: float = 0.5
+    # ... the spread counted up to this: a pawn's foot with a cube touching it strays as far
+    # as an odd blob of cubes (benchmarks/fit_big_pieces, hard seeds 100-299: feet of the king
+    # up to 0.6, of Charlemagne up to 1.38 with a cube at its foot, seed 199's losing to a
+    # blob of cubes by 0.003. Capped at 0.7-0.8, Charlemagne's leads over the best other
+    # candidate are 0.13 or more, seed 199's 0.31; the king's are as without the cap).
+    figure_spread_cap: float = 0.75
     # A black pawn found among the black pixels with a score under this, or a black grande
     # under grande_sure, is looked for among the dark pixels too (see figures.DarkSearch); a
     # grande's top among the counted patches at least grande_sure like one is taken there

@@ -385,7 +385,8 @@ class DarkSearch:
 class PawnMeasures(NamedTuple):
     """A candidate pawn's foot (working image) and its measures (see :func:`find_figure`):
     how well its blob fills the pawn's outline, its inscribed radius over the pawn's, the
-    spread of its outline, and how like the pawn it is."""
+    spread of its outline (as measured, before VisionConfig.figure_spread_cap), and how like
+    the pawn it is."""
 
     x: float
     y: float
@@ -481,7 +482,9 @@ def find_figure(
         inside = own & (outline > 0)
         fit = float(inside.sum()) / max(1.0, float(((own & near) | (outline > 0)).sum()))
         spread = _spread(part, loc, peak)
-        like = fit + peak / radius - config.figure_roundness * spread
+        # (Beyond a cap, a foot's outline strays because a cube touches it, not because it is
+        # a box's: see VisionConfig.figure_spread_cap.)
+        like = fit + peak / radius - config.figure_roundness * min(spread, config.figure_spread_cap)
         if measures is not None:
             measures.append(PawnMeasures(wx, wy, fit, peak / radius, spread, like))
         if best is None or like > best[0]:
