@@ -258,6 +258,12 @@ class VisionConfig:
     figure_max_thickness: float = 1.4
     figure_near: float = 0.3
     figure_roundness: float = 0.5
+    # ... the spread counted up to this: a pawn's foot with a cube touching it strays as far
+    # as an odd blob of cubes (benchmarks/fit_big_pieces, hard seeds 100-299: feet of the king
+    # up to 0.6, of Charlemagne up to 1.38 with a cube at its foot, seed 199's losing to a
+    # blob of cubes by 0.003. Capped at 0.7-0.8, Charlemagne's leads over the best other
+    # candidate are 0.13 or more, seed 199's 0.31; the king's are as without the cap).
+    figure_spread_cap: float = 0.75
     # A black pawn found among the black pixels with a score under this, or a black grande
     # under grande_sure, is looked for among the dark pixels too (see figures.DarkSearch); a
     # grande's top among the counted patches at least grande_sure like one is taken there
@@ -295,6 +301,12 @@ class VisionConfig:
     # the most (thickness - weight x |log(area / a grande top's)|): blurred pairs of cubes
     # are as thick as a grande's top but smaller, merged rows bigger.
     grande_thickness: float = 0.9
+    # ... and at most this share: a block of four cubes whose seams blur erased spans two
+    # cells each way as a grande's top does, but its inscribed radius is a cube's side, not
+    # half a grande's (benchmarks/fit_big_pieces, hard El Grande seeds 100-299: grandes' own
+    # tops 0.31-1.57, 1.41 at the 95th percentile; blocks of four not refused otherwise
+    # 1.67 and 1.84, the second beating seed 136's red grande).
+    grande_max_thickness: float = 1.62
     # A grande's top taken out of its patch takes with it the patch's tops within
     # figure_sliver_reach cube sides of it that are less than figure_sliver_thickness sides
     # thick: a cube touching a grande shows its top at least half a grande and half a cube

@@ -382,6 +382,20 @@ class DarkSearch:
         return top
 
 
+class PawnMeasures(NamedTuple):
+    """A candidate pawn's foot (working image) and its measures (see :func:`find_figure`):
+    how well its blob fills the pawn's outline, its inscribed radius over the pawn's, the
+    spread of its outline (as measured, before VisionConfig.figure_spread_cap), and how like
+    the pawn it is."""
+
+    x: float
+    y: float
+    fit: float
+    thick: float
+    spread: float
+    like: float
+
+
 def find_figure(
     mask: Image,
     fig: Figure,
@@ -391,10 +405,12 @@ def find_figure(
     head: Callable[[tuple[float, float]], tuple[float, float]] | None = None,
     to_work: Callable[[float, float], tuple[float, float]] | None = None,
     stands: Stands | None = None,
+    measures: list[PawnMeasures] | None = None,
 ) -> Found | None:
     """Where a pawn's foot stands and its pixels (in the mask's coordinates; ``to_work`` maps
     them into the working image, whose geometry sizes things, when the mask is a mosaic's).
-    With ``stands``, only feet where the pawn may stand.
+    With ``stands``, only feet where the pawn may stand. Each candidate scored is appended to
+    ``measures`` (for tools: benchmarks.fit_grandes).
 
     Holes are filled first (a pawn's glint). Each blob is opened by a disc no cube can hold,
     so cubes touching the pawn and its head fall away; each part left that is thick enough
@@ -465,7 +481,12 @@ def find_figure(
         near = cv2.dilate(outline, disc(max(1, round(config.figure_near * radius)))) > 0
         inside = own & (outline > 0)
         fit = float(inside.sum()) / max(1.0, float(((own & near) | (outline > 0)).sum()))
-        like = fit + peak / radius - config.figure_roundness * _spread(part, loc, peak)
+        spread = _spread(part, loc, peak)
+        # (Beyond a cap, a foot's outline strays because a cube touches it, not because it is
+        # a box's: see VisionConfig.figure_spread_cap.)
+        like = fit + peak / radius - config.figure_roundness * min(spread, config.figure_spread_cap)
+        if measures is not None:
+            measures.append(PawnMeasures(wx, wy, fit, peak / radius, spread, like))
         if best is None or like > best[0]:
             # Its pixels: the blob's within the outline (the head may lean farther) and its
             # blurred edge round it.
@@ -529,8 +550,78 @@ def _spread(part: Image, centre: Sequence[int], peak: float) -> float:
     return float(quantile_of(d, 0.75) - quantile_of(d, 0.1)) / max(peak, 1.0)
 
 
+class BigTop(NamedTuple):
+    """One top measured as a grande's (see :func:`big_tops`): where it shows, its inscribed
+    radius over the big-piece threshold where it lies, its area over a grande top's, how like
+    a grande's top it is, and why it is none (empty: it may be one)."""
+
+    patch: int
+    top: int
+    x: float
+    y: float
+    thick: float
+    size: float
+    like: float
+    refused: str
+
+
+def big_tops(
+    patches: Sequence[Patch],
+    fig: Figure,
+    layout: Layout,
+    config: VisionConfig,
+    stands: Stands | None = None,
+) -> list[BigTop]:
+    """Every top of the patches measured as a box figure's (grande's) top (see
+    :func:`find_big_top`); those that are none say why (``refused``)."""
+    cube = float(layout.pieces["cube"])
+    # A top's counted pixels are about top_factor of the modelled square, a grande's too.
+    expected = (fig.diameter / cube) ** 2 * config.top_factor
+    # Cube-sized cells a grande's top spans each way (16 mm on 10 mm cubes: two).
+    span = math.ceil(fig.diameter / cube)
+    out = []
+    for i, patch in enumerate(patches):
+        # Between a cube's and a grande's inscribed radius where the patch lies (the board's
+        # far corner is seen a fifth smaller than its middle: a grande there is as thin as
+        # a grande's threshold at the middle would make it no grande).
+        cube_half = patch.side / 2
+        half = fig.diameter / cube * cube_half
+        threshold = cube_half - config.edge_px + config.big_piece_radius_share * (half - cube_half)
+        for j, top in enumerate(patch.tops):
+            thick = top.thick / threshold
+            size = max(top.area / patch.footprint, 1e-3) / expected
+            like = thick - config.grande_size_weight * abs(math.log(size))
+            # A grande's top spans at most ``span`` cube cells each way of its enclosing
+            # rectangle (laid out as cubes.top_shape does): a longer or wider top is a row or
+            # block of cubes whose seams blur erased, or dark table inside the outline ...
+            along = max(1, round(top.length / (config.top_length_sides * patch.side)))
+            across = max(1, round(top.width / (config.top_width_sides * patch.side)))
+            refused = ""
+            if thick < config.grande_thickness:
+                refused = "thin"
+            elif thick > config.grande_max_thickness:
+                refused = "thick"  # (a block of cubes: see VisionConfig.grande_max_thickness)
+            elif (along > span or across > span) and not (
+                # (A cell longer, but covering no more cube cells than a grande's top does:
+                # the top lengthened by its own lit side, which a row of cubes is not.)
+                along == span + 1 and across <= span and top.cells <= span
+            ):
+                refused = "long"
+            # ... and a top as wide as a grande both ways covers all its cells, where an L of
+            # three cubes leaves one empty. (One cell of two may be empty: a grande's top
+            # lengthened by its own shadow, or by blur across the seam to a cube beside it;
+            # and two of four: a grande's top seen aslant, too wide for one cell, too narrow
+            # to cover two.)
+            elif along == across == span > 1 and top.cells == span * span - 1:
+                refused = "L"
+            elif stands is not None and not stands(fig, top.x, top.y):
+                refused = "place"
+            out.append(BigTop(i, j, top.x, top.y, thick, size, like, refused))
+    return out
+
+
 def find_big_top(
-    patches: list[Patch],
+    patches: Sequence[Patch],
     fig: Figure,
     geo: Geometry,
     layout: Layout,
@@ -545,42 +636,12 @@ def find_big_top(
     block of cubes is no grande; where blur erased the seams, their merged top is as thick
     but bigger.
     """
-    cube = float(layout.pieces["cube"])
-    # A top's counted pixels are about top_factor of the modelled square, a grande's too.
-    expected = (fig.diameter / cube) ** 2 * config.top_factor
-    # Cube-sized cells a grande's top spans each way (16 mm on 10 mm cubes: two).
-    span = math.ceil(fig.diameter / cube)
-    best: tuple[float, int, int] | None = None
-    for i, patch in enumerate(patches):
-        # Between a cube's and a grande's inscribed radius where the patch lies (the board's
-        # far corner is seen a fifth smaller than its middle: a grande there is as thin as
-        # a grande's threshold at the middle would make it no grande).
-        cube_half = patch.side / 2
-        half = fig.diameter / cube * cube_half
-        threshold = cube_half - config.edge_px + config.big_piece_radius_share * (half - cube_half)
-        for j, top in enumerate(patch.tops):
-            if top.thick < config.grande_thickness * threshold:
-                continue
-            # A grande's top spans at most ``span`` cube cells each way of its enclosing
-            # rectangle (laid out as cubes.top_shape does): a longer or wider top is a row or
-            # block of cubes whose seams blur erased, or dark table inside the outline ...
-            along = max(1, round(top.length / (config.top_length_sides * patch.side)))
-            across = max(1, round(top.width / (config.top_width_sides * patch.side)))
-            if along > span or across > span:
-                continue
-            # ... and a top as wide as a grande both ways covers all its cells: an L of
-            # three cubes leaves one empty. (One cell of two may be empty: a grande's top
-            # lengthened by its own shadow, or by blur across the seam to a cube beside it.)
-            if along == across == span > 1 and top.cells < span * span:
-                continue
-            size = max(top.area / patch.footprint, 1e-3) / expected
-            like = top.thick / threshold - config.grande_size_weight * abs(math.log(size))
-            if (best is None or like > best[0]) and (stands is None or stands(fig, top.x, top.y)):
-                best = (like, i, j)
-    if best is None:
-        return None
-    like, i, j = best
-    return patches[i].tops[j].x, patches[i].tops[j].y, like
+    best = max(
+        (t for t in big_tops(patches, fig, layout, config, stands) if not t.refused),
+        key=lambda t: t.like,
+        default=None,
+    )
+    return None if best is None else (best.x, best.y, best.like)
 
 
 def find_grandes(

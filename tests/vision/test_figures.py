@@ -17,6 +17,7 @@ from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.cubes import Patch, Top, count_patches
 from companion.vision.figures import (
     Figure,
+    big_tops,
     dark_pieces,
     dark_within,
     figures_of,
@@ -213,14 +214,17 @@ def test_hard_frames_show_the_king_and_every_grande_where_they_stand(seed: int) 
             assert obs.figures[f"grande:{piece['colour']}"] == piece["area"], piece["colour"]
 
 
-def test_charlemagne_washed_out_by_glare_is_found_and_no_cube() -> None:
+@pytest.mark.parametrize("seed", [22, 199])
+def test_charlemagne_washed_out_or_touched_by_a_cube_is_found_and_no_cube(seed: int) -> None:
     """Hard Carolus seed 22: glare leaves only a cube-sized part of Charlemagne in the colour
     model's yellow (his side keeps half of yellow's chroma: no colour at all); he was read as
-    a yellow cube on his tile."""
+    a yellow cube on his tile. Seed 199: a yellow cube touching his foot makes its outline
+    stray as no box's does (spread 1.38); counted in full, it lost to a blob of cubes on t06
+    (VisionConfig.figure_spread_cap)."""
     layout = load_layout("carolus-magnus")
-    setup, position = POSITIONS["carolus-magnus"](22)
-    image, truth = render(position, layout, seed=22, conditions=HARD)
-    obs = Reader(calibrated(layout, setup, 22, HARD), layout).read(image)
+    setup, position = POSITIONS["carolus-magnus"](seed)
+    image, truth = render(position, layout, seed=seed, conditions=HARD)
+    obs = Reader(calibrated(layout, setup, seed, HARD), layout).read(image)
     assert not obs.occluded
     (piece,) = [p for p in truth["pieces"] if p["kind"] == "charlemagne"]
     assert obs.figures["charlemagne"] == piece["area"]
@@ -241,6 +245,54 @@ def test_a_grande_taken_out_of_its_patch_takes_its_lit_sides_along() -> None:
     patches = [patch]
     take_top_at(patches, (14.0, 15.0), 8.0, DEFAULT_CONFIG)
     assert sum(b.cubes for b in count_patches(patches, 1.0)) == 0
+
+
+@pytest.mark.parametrize(
+    ("thick", "along", "across", "cells", "refused"),
+    [
+        (1.3, 1.6, 1.2, 2, ""),  # a grande's top
+        (1.84, 2.37, 1.75, 4, "thick"),  # four cubes, their seams blurred (hard seed 136)
+        (1.44, 2.54, 1.62, 2, ""),  # a grande's top and its lit side (seed 145)
+        (1.3, 2.6, 1.8, 5, "long"),  # a block of cubes three long
+        (1.3, 3.6, 1.2, 4, "long"),  # a row four long
+        (1.24, 2.2, 1.53, 2, ""),  # a grande's top aslant, two of four cells (seed 156)
+        (1.24, 2.2, 1.7, 3, "L"),  # an L of three cubes
+        (0.8, 1.6, 1.2, 2, "thin"),  # a pair of cubes
+    ],
+)
+def test_a_grandes_top_is_told_from_blocks_rows_and_ls_of_cubes(
+    thick: float, along: float, across: float, cells: int, refused: str
+) -> None:
+    """big_tops' measures: a top's inscribed radius as a share of the big-piece threshold (at
+    most grande_max_thickness: a block of four cubes is a cube's side thick, a grande's top
+    less), the cube cells its rectangle spans (a third cell only for a top covering no more
+    cells than a grande's) and the cells it covers (an L of three leaves one of four bare)."""
+    eg = load_layout("el-grande")
+    (grande,) = (f for f in figures_of(eg) if f.name == "grande:red")
+    cfg = DEFAULT_CONFIG
+    side, footprint = 10.0, 80.0
+    comp = np.ones((40, 40), np.uint8)
+
+    def patch(top: Top) -> Patch:
+        return Patch(top.area, (20.0, 20.0), (0, 0, 40, 40), footprint, side, comp, (top,))
+
+    # (The threshold in pixels, from a top one pixel thick.)
+    unit = big_tops([patch(Top(100.0, 1.0, 20.0, 20.0, 16.0, 12.0, 1))], grande, eg, cfg)
+    threshold = 1.0 / unit[0].thick
+    area = (grande.diameter / float(eg.pieces["cube"])) ** 2 * cfg.top_factor * footprint
+    top = Top(
+        area,
+        thick * threshold,
+        20.0,
+        20.0,
+        along * cfg.top_length_sides * side,
+        across * cfg.top_width_sides * side,
+        cells,
+    )
+    (measured,) = big_tops([patch(top)], grande, eg, cfg)
+    assert measured.thick == pytest.approx(thick)
+    assert measured.size == pytest.approx(1.0)
+    assert measured.refused == refused
 
 
 @pytest.mark.parametrize(

@@ -70,3 +70,26 @@ def test_the_king_stands_in_a_region_not_on_a_court() -> None:
     assert king["area"] == "castilla_la_nueva"
     assert obs.figures["king"] == "castilla_la_nueva"
     assert obs.count("court_1", "black") == truth["counts"]["court_1"]["black"]
+
+
+@pytest.mark.parametrize(("seed", "colour"), [(136, "red"), (145, "green"), (156, "black")])
+def test_a_grande_is_no_block_of_four_and_found_aslant_or_lengthened(
+    seed: int, colour: str
+) -> None:
+    """Hard seed 136: four red cubes, their seams blurred away, a top thicker than any
+    grande's (VisionConfig.grande_max_thickness), had beaten the red grande. Seed 145: the
+    green grande's top and its lit side a cell longer than a grande's, but covering two cells
+    as a grande's top does, not three as a row of cubes. Seed 156: the black grande's top
+    seen aslant, too wide for one cell and covering two of two by two, was taken for an L of
+    three cubes. Each grande was counted as cubes (seed 136: five red cubes read one, two
+    read in castilla_la_nueva)."""
+    layout = load_layout("el-grande")
+    setup, position = POSITIONS["el-grande"](seed)
+    image, truth = render(position, layout, seed=seed, conditions=HARD)
+    obs = Reader(calibrated(layout, setup, seed, HARD), layout).read(image)
+    assert not obs.occluded
+    grande = next(p for p in truth["pieces"] if p["kind"] == "grande" and p["colour"] == colour)
+    assert obs.figures[f"grande:{colour}"] == grande["area"]
+    assert obs.count(grande["area"], colour) == truth["counts"].get(grande["area"], {}).get(
+        colour, 0
+    )
