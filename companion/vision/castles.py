@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -40,6 +40,7 @@ from companion.vision.local_print import (
     local_print,
     median_columns,
     median_rows,
+    median_u8,
     percentile_rows,
 )
 from companion.vision.masks import components, fill_small_holes, nonzero, opened_by
@@ -62,6 +63,9 @@ class TileLight:
     paper: float
     ink: float
     cast: tuple[float, float]  # the paper's Lab a, b offsets from neutral
+    # The share of the paper's pixels at the top of the camera's range in some channel: the
+    # cast is cut short there (the channel the light favours stops at 255).
+    clipped: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,11 @@ class TileView:
     box: tuple[int, int, int, int]  # the tiles' box (x, y, w, h) in the working image
     bin: int  # working pixels a side per castle-search pixel (1 or 2)
     on_tile: Image  # uint8, 255 on the tiles' readable pixels, over the binned box
+    # uint8, 255 on the bare mat where a castle at a tile's edge may show its top
+    # (Geometry.castle_reach): searched, but no print; its pixels (flat) and their places.
+    over_mat: Image
+    mat_at: Image
+    mat_places: Image
     places: Image  # each binned box pixel's place code (geo.place_map)
     markers: Mapping[str, _Samples | None]  # None: the marker's window is too small
     sampled: _Gathered  # the markers' samples (flat indices into the working image), all in one
@@ -138,19 +147,29 @@ class TileView:
         on_tile = (geo.tile_mask[y0:y1, x0:x1] & ~geo.ignore[y0:y1, x0:x1]).astype(np.uint8)
         on_tile *= np.uint8(255)
         places = geo.place_map[y0:y1, x0:x1]
+        over_mat = np.zeros_like(on_tile)
+        if geo.castle_reach is not None:
+            reach = geo.castle_reach[y0:y1, x0:x1]
+            over_mat[reach > 0] = 255
+            places = np.where(reach > 0, reach, places)
         if step > 1:
             # A bin is on a tile when all its pixels are (the mat's grey along a tile's edge
             # would pass for a castle's); its place is its first pixel's.
             size = ((x1 - x0) // step, (y1 - y0) // step)
             on_tile = cv2.resize(on_tile, size, interpolation=cv2.INTER_AREA)
             on_tile = np.where(on_tile == 255, on_tile, np.uint8(0))
+            over_mat = cv2.resize(over_mat, size, interpolation=cv2.INTER_AREA)
+            over_mat = np.where((over_mat > 0) & (on_tile == 0), np.uint8(255), np.uint8(0))
             places = places[::step, ::step]
         markers = {t: _marker_samples(c, geo.size) for t, c in geo.tile_markers.items()}
-        boxes, exact = _lab_boxes(on_tile, blur=step == 1)
+        boxes, exact = _lab_boxes(cv2.bitwise_or(on_tile, over_mat), blur=step == 1)
         return cls(
             (x0, y0, x1 - x0, y1 - y0),
             step,
             np.ascontiguousarray(on_tile),
+            np.ascontiguousarray(over_mat),
+            np.flatnonzero(over_mat),
+            np.ascontiguousarray(places).reshape(-1)[np.flatnonzero(over_mat)],
             np.ascontiguousarray(places),
             markers,
             _Gathered.of(markers),
@@ -253,6 +272,16 @@ def tile_lights(image: Image, view: TileView, config: VisionConfig) -> dict[str,
             found[tile] = light
     if not found:
         return {}
+    # The light's colour is the same over the table (one lamp): where a marker's paper is
+    # clipped, the cast seen on the markers that are not stands in for its own (which is cut
+    # short: a white castle there keeps the rest of the cast and reads as coloured).
+    clear = [v.cast for v in found.values() if v.clipped <= config.castle_paper_clipped]
+    if clear and len(clear) < len(found):
+        cast = (_median([c[0] for c in clear]), _median([c[1] for c in clear]))
+        found = {
+            t: v if v.clipped <= config.castle_paper_clipped else replace(v, cast=cast)
+            for t, v in found.items()
+        }
     middle = TileLight(
         _median([v.paper for v in found.values()]),
         _median([v.ink for v in found.values()]),
@@ -262,6 +291,10 @@ def tile_lights(image: Image, view: TileView, config: VisionConfig) -> dict[str,
         ),
     )
     return {t: found.get(t, middle) for t in view.markers}
+
+
+# The top of an 8-bit channel, give or take the sensor's noise: a value clipped there.
+_TOP = 254
 
 
 def _median(values: list[float]) -> float:
@@ -289,13 +322,18 @@ def _marker_lights(pixels: Image, samples: _Gathered) -> list[TileLight]:
     # Only the samples made Lab (OpenCV converts each pixel on its own: the same values as
     # from the whole image made Lab).
     # (np.take: NumPy's fancy and boolean indexing of N x 3 rows cost several times as much.)
-    margin = _lab_rows(np.take(pixels, samples.band, axis=0))
+    band = np.take(pixels, samples.band, axis=0)
+    margin = _lab_rows(band)
     # The margin's lighter part: blur darkens its inner edge towards the code's black border.
     # (Percentiles and medians from 8-bit counts: NumPy's numbers, at a fraction of the cost.)
     light = counts(margin[:, 0], samples.band_row)
     least = percentile_rows(light, 60)
     lit = np.flatnonzero(margin[:, 0] >= np.take(least, samples.band_row))
     paper_row = np.take(samples.band_row, lit)
+    top = np.take(band, lit, axis=0).max(axis=1) >= _TOP
+    clipped = np.bincount(paper_row[top], minlength=rows) / np.maximum(
+        1, np.bincount(paper_row, minlength=rows)
+    )
     paper_ab = np.take(margin, lit, axis=0)
     a = median_rows(counts(paper_ab[:, 1], paper_row))
     b = median_rows(counts(paper_ab[:, 2], paper_row))
@@ -305,8 +343,10 @@ def _marker_lights(pixels: Image, samples: _Gathered) -> list[TileLight]:
     ink = percentile_rows(counts(code, samples.code_row), 5, GREY)
     paper = median_rows(light, GREY)
     return [
-        TileLight(float(p), float(i), (float(x) - 128.0, float(y) - 128.0))
-        for p, i, x, y in zip(paper.tolist(), ink.tolist(), a.tolist(), b.tolist(), strict=True)
+        TileLight(float(p), float(i), (float(x) - 128.0, float(y) - 128.0), float(c))
+        for p, i, x, y, c in zip(
+            paper.tolist(), ink.tolist(), a.tolist(), b.tolist(), clipped.tolist(), strict=True
+        )
     ]
 
 
@@ -454,9 +494,11 @@ def castle_blobs(
             whole = True
         body = float(median_columns(table.share(lightness[core], places[core])[:, None])[0])
         beside = min(int(cy), bh - 1) * bw + min(int(cx), bw - 1)
+        # (A castle's top wholly over the mat: its tile is the one whose reach that is.)
+        code = int(places[beside]) if view.over_mat.reshape(-1)[beside] else 0
         out.append(
             CastleBlob(
-                place_at(u, v),
+                geo.places[code - 1].id if code else place_at(u, v),
                 (u, v),
                 area,
                 float(dist.max()) / width,
@@ -542,7 +584,8 @@ def hueless(
     reach = config.castle_chroma + float(np.abs(table.cast).max(initial=0.0)) + 1.0
     low, high = max(0, math.floor(128 - reach)), min(255, math.ceil(128 + reach))
     near = cv2.inRange(lab, (0, low, low), (255, high, high))
-    where = np.flatnonzero(cv2.bitwise_and(near, view.on_tile) != 0)
+    searched = cv2.bitwise_or(view.on_tile, view.over_mat)
+    where = np.flatnonzero(cv2.bitwise_and(near, searched) != 0)
     # (Rows of pixels gathered with np.take, by index: NumPy's fancy and boolean indexing of
     # N x 3 arrays cost ten to forty times as much.)
     places = np.take(view.places.reshape(-1), where)
@@ -570,5 +613,36 @@ def hueless(
     keep = (along <= config.castle_print_hue * print_chroma) | (
         share < config.castle_shadow_ratio * print_share
     )
+    out: npt.NDArray[Any] = where[keep]
+    return _unlike_mat(out, lab, view, table, config)
+
+
+def _unlike_mat(
+    where: npt.NDArray[Any], lab: Image, view: TileView, table: _Table, config: VisionConfig
+) -> npt.NDArray[Any]:
+    """``where`` without the pixels over the mat (:attr:`TileView.over_mat`) that are not a
+    castle's top: those must stand out from the mat round that tile (its median there) and be
+    lighter than it. The mat is nearly hueless itself, so a shadow on it passes every other
+    test: only a castle's lit top is lighter (a black castle's is not: it is read from the
+    side it shows on the tile, as black as its top)."""
+    if not view.mat_at.size:
+        return where
+    on_mat = np.take(view.over_mat.reshape(-1), where) != 0
+    if not on_mat.any():
+        return where
+    mat_lab = np.take(lab.reshape(-1, 3), view.mat_at, axis=0)
+    reference = np.zeros((len(table.paper), 3), np.float32)
+    for code in np.unique(view.mat_places).tolist():
+        reference[code] = median_u8(mat_lab[view.mat_places == code])
+    at = where[on_mat]
+    places = np.take(view.places.reshape(-1), at)
+    pixels = np.take(lab.reshape(-1, 3), at, axis=0)
+    mat = np.take(reference, places, axis=0)
+    lighter = table.share(pixels[:, 0], places) > table.share(
+        np.round(mat[:, 0]).astype(np.intp), places
+    )
+    unlike = lab_distance(pixels, mat) > config.castle_contrast
+    keep = np.ones(len(where), bool)
+    keep[np.flatnonzero(on_mat)] = lighter & unlike
     out: npt.NDArray[Any] = where[keep]
     return out

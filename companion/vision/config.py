@@ -390,6 +390,11 @@ class VisionConfig:
     # On a tile, a pixel this much darker than the print round it is darker than a shadow
     # gets: hueless enough to be a black castle's whatever its hue.
     castle_shadow_ratio: float = 0.45
+    # A tile marker whose paper's lit pixels reach 254 in some channel on more than this
+    # share of them shows the light's colour cast cut short: the cast of the markers that do
+    # not is used there (hard seeds 16 and 141: the red or green channel clipped on 50-95 % of
+    # the paper, white castles lavender or green by 10 past the paper's cast).
+    castle_paper_clipped: float = 0.5
     # A tile marker whose paper is less than this many grey values lighter than its ink is
     # covered or not where its tile was thought to be: the other tiles' light is used.
     marker_min_contrast: float = 40.0

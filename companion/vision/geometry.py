@@ -8,7 +8,7 @@ it between frames); frames are never warped.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +66,9 @@ class Geometry:
     shadow_zone: npt.NDArray[Any] | None = None
     shadow_side: float = 0.0  # a cube's side there (the median, px)
     tile_box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    # The bare mat where a castle standing at a tile's edge may show its top (the tile's
+    # outline raised to a castle's height): that tile's place code there, 0 elsewhere.
+    castle_reach: npt.NDArray[Any] | None = None
     # Each tile's marker corners (working px, ArUco order): its paper and ink are the light's
     # white and black references on that tile (castles.py).
     tile_markers: Mapping[str, npt.NDArray[Any]] = field(default_factory=dict)
@@ -174,9 +177,11 @@ def build_geometry(
     scale = 1.0 / max(1, math.floor(cube_px / config.cube_side_px))
     size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
 
-    def to_work(points: Sequence[tuple[float, float]]) -> npt.NDArray[Any]:
-        p = hg.project_outline(h, points, lens)
+    def image_to_work(p: npt.NDArray[Any]) -> npt.NDArray[Any]:
         return np.round((p - (x0, y0)) * scale).astype(np.int32)
+
+    def to_work(points: Sequence[tuple[float, float]]) -> npt.NDArray[Any]:
+        return image_to_work(hg.project_outline(h, points, lens))
 
     places = count_places(layout, tiles or {}, courts or {})
     place_map = np.zeros((size[1], size[0]), np.uint8)
@@ -267,6 +272,10 @@ def build_geometry(
             cv2.fillPoly(loose, [to_work(_grow(area.polygon.points, 1.15))], 1)
     tile_ids = {t.id for t in layout.tiles}
     tile_mask = np.isin(place_map, [i + 1 for i, p in enumerate(places) if p.id in tile_ids])
+    castle_reach = _castle_reach(
+        calibration, layout, places, place_map, ignore, image_to_work, config
+    )
+    seen = tile_mask if castle_reach is None else tile_mask | (castle_reach > 0)
     return Geometry(
         # A hand anywhere over the board matters, over bare mat too: it is about to move
         # something.
@@ -280,7 +289,8 @@ def build_geometry(
         shadow_zone=shadow[sy : sy + sh, sx : sx + sw] > 0,
         shadow_side=float(np.median(side[sy : sy + sh, sx : sx + sw])) if sw and sh else 0.0,
         tile_mask=tile_mask if tile_mask.any() else None,
-        tile_box=_box(tile_mask.astype(np.uint8)),
+        tile_box=_box(seen.astype(np.uint8)),
+        castle_reach=castle_reach,
         tile_markers={
             t: to_work(layout.tile_marker(t).corners(pose)) for t, pose in (tiles or {}).items()
         },
@@ -298,6 +308,33 @@ def build_geometry(
         tray=tray,
         mm_px=cube_px * scale / cube_mm,
     )
+
+
+def _castle_reach(
+    calibration: Calibration,
+    layout: Layout,
+    places: Sequence[Place],
+    place_map: Image,
+    ignore: Image,
+    image_to_work: Callable[[Image], Image],
+    config: VisionConfig,
+) -> Image | None:
+    """:attr:`Geometry.castle_reach`: each tile's outline raised to a castle's height, where it
+    falls on bare mat (None without tiles). Seen from the camera, a piece's top lies further
+    out than its foot: a castle at a tile's outer edge shows its top over the mat and only its
+    shaded side on the tile (its body then reads as dark as a grey castle's)."""
+    castle = layout.pieces.get("castle")
+    tile_ids = {t.id for t in layout.tiles}
+    if not isinstance(castle, Mapping) or not tile_ids:
+        return None
+    raised, lens = standing.raised_view(calibration, float(castle.get("height", 16.0)), config)
+    reach = np.zeros_like(place_map)
+    for index, place in enumerate(places):
+        if place.id in tile_ids:
+            outline = hg.project_outline(raised, place.polygon.points, lens)
+            cv2.fillPoly(reach, [image_to_work(outline)], index + 1)
+    reach[(place_map != 0) | (ignore != 0)] = 0
+    return reach if reach.any() else None
 
 
 def _standing_hull(

@@ -63,13 +63,16 @@ def test_castle_colours_hold_under_glare_and_a_dimmer_exposure() -> None:
         assert reader.read(lit).castles.get(piece["area"]) == piece["colour"], piece["area"]
 
 
-@pytest.mark.parametrize("seed", [3, 8, 35, 128, 213])
+@pytest.mark.parametrize("seed", [3, 8, 35, 128, 213, 153, 141])
 def test_hard_frames_show_each_castle_in_its_colour_and_no_other(seed: int) -> None:
     """Seed 3: a white castle in dim light, and the shadow of Charlemagne on a tile (dark and
     nearly hueless, but of the tile's hue); seed 8: black castles under glare; seed 35: a
     white castle on a pale beige tile, barely lighter than it; seeds 128 and 213: a grey and
     a white castle whose blobs are only 0.40 and 0.41 of a castle's width thick (inscribed
-    radius; see VisionConfig.castle_thickness)."""
+    radius; see VisionConfig.castle_thickness); seed 153: a white castle at a tile's outer
+    edge, its top seen over the mat (Geometry.castle_reach); seed 141: a white castle on a
+    tile whose marker's paper is clipped in the green channel (VisionConfig.
+    castle_paper_clipped)."""
     layout = load_layout("carolus-magnus")
     setup, position = POSITIONS["carolus-magnus"](seed)
     image, truth = render(position, layout, seed=seed, conditions=HARD)
@@ -147,7 +150,7 @@ def test_the_search_lab_is_made_on_the_tiles_and_is_the_whole_boxs_where_it_is_r
         box = cv2.resize(box, (bw // 2, bh // 2), interpolation=cv2.INTER_AREA)
     part, whole = view.lab(box), view.lab(box, every=True)
     exact = view.exact.reshape(part.shape[:2])
-    assert exact[view.on_tile > 0].all()
+    assert exact[(view.on_tile > 0) | (view.over_mat > 0)].all()
     assert np.array_equal(part[exact], whole[exact])
     covered = sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in view.lab_boxes)
     assert covered < 0.8 * exact.size
@@ -184,3 +187,123 @@ def test_the_median_light_of_the_tiles_is_numpys() -> None:
             assert _median(values) == float(np.median(values))
             whole = [float(round(v)) for v in values]  # ties and repeated values
             assert _median(whole) == float(np.median(whole))
+
+
+def _reach_case(seed: int) -> tuple[Any, ...]:
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](seed)
+    image, truth = render(position, layout, seed=seed, conditions=HARD)
+    calibration = calibrated(layout, setup, seed, HARD)
+    reader = Reader(calibration, layout)
+    geo = reader.geometry(*locate_movables(image, calibration, layout))
+    return layout, image, truth, reader, geo
+
+
+def test_the_castles_reach_is_the_bare_mat_beyond_the_tiles_outer_edges() -> None:
+    """Hard seed 153: the tiles raised to a castle's height reach over the mat beyond the
+    tiles' outer edges (away from the camera) and never over a place; each reach pixel carries
+    its tile's place code."""
+    _, _, _, _, geo = _reach_case(153)
+    reach = geo.castle_reach
+    assert reach is not None and geo.tile_mask is not None
+    assert not (reach > 0)[geo.place_map > 0].any()
+    tile_codes = {i + 1 for i, p in enumerate(geo.places) if p.id.startswith("t")}
+    assert set(np.unique(reach[reach > 0]).tolist()) <= tile_codes
+    # Each tile's reach touches that tile.
+    for code in np.unique(reach[reach > 0]).tolist():
+        grown = cv2.dilate((geo.place_map == code).astype(np.uint8), np.ones((3, 3), np.uint8))
+        assert (grown[reach == code] > 0).any(), code
+
+
+def _paint_over_reach(
+    image: Any, geo: Any, code: int, bgr: tuple[int, int, int], side: float
+) -> Any:
+    """``image`` with a flat square ``side`` working px wide painted where ``code``'s reach
+    over the mat is deepest (its centre on the mat)."""
+    band = (geo.castle_reach == code).astype(np.uint8)
+    depth = cv2.distanceTransform(
+        cv2.copyMakeBorder(band, 1, 1, 1, 1, cv2.BORDER_CONSTANT), cv2.DIST_L2, 3
+    )
+    y, x = np.unravel_index(int(np.argmax(depth[1:-1, 1:-1])), band.shape)
+    x0, y0 = geo.crop[:2]
+    centre = (x0 + (x + 0.5) / geo.scale, y0 + (y + 0.5) / geo.scale)
+    half = side / geo.scale / 2
+    out = image.copy()
+    corners = (round(centre[0] - half), round(centre[1] - half))
+    far = (round(centre[0] + half), round(centre[1] + half))
+    cv2.rectangle(out, corners, far, bgr, -1)
+    return out
+
+
+def test_a_light_top_over_the_reach_is_a_castle_and_a_dark_one_is_not() -> None:
+    """Hard seed 153, on a tile with no castle: a light, hueless square painted where the
+    tile's reach over the mat is deepest is read as a white castle on that tile; a square
+    darker than the mat there (a shadow on the mat is as hueless as a castle) is no castle."""
+    layout, image, truth, reader, geo = _reach_case(153)
+    reach = geo.castle_reach
+    assert reach is not None
+    want = castles_on_tiles(truth)
+    codes = {p.id: i + 1 for i, p in enumerate(geo.places)}
+    free = [t for t in sorted(codes) if t.startswith("t") and t not in want]
+    tile = max(free, key=lambda t: int((reach == codes[t]).sum()))
+    width = castle_width(geo, layout)
+    light = _paint_over_reach(image, geo, codes[tile], (236, 236, 236), width)
+    assert dict(reader.read(light).castles) == {**want, tile: "white"}
+    dark = _paint_over_reach(image, geo, codes[tile], (40, 40, 40), width)
+    assert dict(reader.read(dark).castles) == want
+
+
+def test_a_marker_whose_paper_is_clipped_takes_the_cast_of_the_others() -> None:
+    """Hard seed 141: the light favours green, and on some markers the paper's green channel
+    stops at 255 (their cast is cut short). Those take the median cast of the markers that
+    are not clipped; the others keep their own."""
+    from companion.vision.castles import _marker_lights, tile_lights
+
+    _, image, _, _, geo = _reach_case(141)
+    view = TileView.of(geo, load_layout("carolus-magnus"), DEFAULT_CONFIG)
+    assert view is not None
+    small = working_image(image, geo)
+    own = dict(
+        zip(view.sampled.tiles, _marker_lights(small.reshape(-1, 3), view.sampled), strict=True)
+    )
+    limit = DEFAULT_CONFIG.castle_paper_clipped
+    clipped = {t for t, v in own.items() if v.clipped > limit}
+    clear = [v.cast for t, v in own.items() if t not in clipped]
+    assert clipped and clear
+    lights = tile_lights(small, view, DEFAULT_CONFIG)
+    middle = (float(np.median([c[0] for c in clear])), float(np.median([c[1] for c in clear])))
+    for tile, light in lights.items():
+        if tile in clipped:
+            assert light.cast == pytest.approx(middle), tile
+            # (cut short: the paper's own cast is weaker than the others')
+            assert math.hypot(*own[tile].cast) < math.hypot(*middle), tile
+        else:
+            assert light.cast == own[tile].cast, tile
+
+
+def test_the_castles_fit_report_spans_each_colour_and_lists_what_is_read_wrong() -> None:
+    """benchmarks.fit_castles: per castle colour the span of its thickest blobs and of the
+    thick blobs' lightness; a castle read wrong, or none where one stands, is listed."""
+    from benchmarks.fit_castles import Seen, report
+    from companion.vision.castles import CastleBlob
+
+    def blob(thick: float, body: float) -> CastleBlob:
+        return CastleBlob("t01", (0.0, 0.0), 1.5, thick, body, 0.8, 0.8)
+
+    seen = [
+        Seen(100, "t01", "white", (blob(0.6, 0.8), blob(0.2, 0.3)), "white"),
+        Seen(101, "t01", "white", (blob(0.5, 0.45),), "grey"),
+        Seen(102, "t02", "grey", (), None),
+        Seen(103, "t03", None, (blob(0.3, 0.5),), None),
+    ]
+    lines = report(seen, thickness=0.39)
+    assert lines[2] == (
+        "  white: 2 tiles; thickest blob 0.500-0.600; lightness of blobs from 0.39 thick "
+        "0.450-0.800"
+    )
+    assert lines[1].startswith("  grey: 1 tiles; thickest blob 0.000-0.000;")
+    assert lines[3].startswith("  no castle: 1 tiles; thickest blob 0.300-0.300;")
+    assert lines[4:] == [
+        "  seed 101 t01: white read grey (thick 0.500 light 0.450 area 1.50)",
+        "  seed 102 t02: grey read None (no blob)",
+    ]
