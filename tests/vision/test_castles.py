@@ -63,7 +63,7 @@ def test_castle_colours_hold_under_glare_and_a_dimmer_exposure() -> None:
         assert reader.read(lit).castles.get(piece["area"]) == piece["colour"], piece["area"]
 
 
-@pytest.mark.parametrize("seed", [3, 8, 35, 128, 213, 153, 141])
+@pytest.mark.parametrize("seed", [3, 8, 35, 128, 213, 153, 141, 243])
 def test_hard_frames_show_each_castle_in_its_colour_and_no_other(seed: int) -> None:
     """Seed 3: a white castle in dim light, and the shadow of Charlemagne on a tile (dark and
     nearly hueless, but of the tile's hue); seed 8: black castles under glare; seed 35: a
@@ -72,7 +72,8 @@ def test_hard_frames_show_each_castle_in_its_colour_and_no_other(seed: int) -> N
     radius; see VisionConfig.castle_thickness); seed 153: a white castle at a tile's outer
     edge, its top seen over the mat (Geometry.castle_reach); seed 141: a white castle on a
     tile whose marker's paper is clipped in the green channel (VisionConfig.
-    castle_paper_clipped)."""
+    castle_paper_clipped); seed 243: a grey castle at 0.558, the lightest grey of hard seeds
+    100-299 (white_castle_share)."""
     layout = load_layout("carolus-magnus")
     setup, position = POSITIONS["carolus-magnus"](seed)
     image, truth = render(position, layout, seed=seed, conditions=HARD)
