@@ -498,13 +498,15 @@ class VisionConfig:
     # A court row's cubes are counted from how far their colour runs along the row
     # (court_rows.py; lengths in cube sides): only where the colour spans court_row_width
     # across (a halo, a lit side or a neighbour's sliver is thinner), in runs joined over gaps
-    # of court_row_gap and at least court_row_run long, within court_row_margin of the row
-    # (and its cubes' lean) across. n cubes run n pitches + court_row_extra, + court_lean_away
-    # of the tops' lean along the row when they lean away from the dot (the first cube's side
-    # shows before it), - court_lean_toward of it when they lean towards it (the dot's ignored
-    # ring hides the first cube's edge). Least squares on hard and easy bench seeds 0-11
-    # (280 rows); the renderer lines knights up 1.06 sides apart. A row never reads fewer than
-    # its blobs say (tops and areas under-count rows, they do not over-count them much).
+    # of court_row_gap and at least court_row_run long, from the first such run to the last
+    # (session 10: glare's gaps inside a row are no missing cubes), within court_row_margin
+    # of the row (and its cubes' lean) across. n cubes run n pitches + court_row_extra,
+    # + court_lean_away of the tops' lean along the row when they lean away from the dot (the
+    # first cube's side shows before it), - court_lean_toward of it when they lean towards it
+    # (the dot's ignored ring hides the first cube's edge). Least squares on hard and easy
+    # bench seeds 0-11 (280 rows); the renderer lines knights up 1.06 sides apart. A row never
+    # reads fewer than its blobs say (tops and areas under-count rows, they do not over-count
+    # them much).
     court_row_width: float = 0.4
     court_row_gap: float = 0.2
     court_row_run: float = 0.4

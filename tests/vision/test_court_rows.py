@@ -42,6 +42,24 @@ def test_thin_halo_and_specks_add_no_length() -> None:
     assert filled_length(u2, v2, CUBE, 0.5) == pytest.approx(filled_length(u, v, CUBE, 0.5))
 
 
+def test_a_row_the_glare_breaks_still_runs_from_its_first_cube_to_its_last() -> None:
+    """Glare (or shade) takes the colour out of a stretch across the row, wider than the gaps
+    runs are joined over: the row's cubes still stand one against the next, so its length is
+    from its first run to its last, not the runs' sum (hard seeds 100-299: rows of five red
+    read 4.2-4.4 cubes so)."""
+    u, v = _cube_pixels([30.0, 40.6, 51.2])
+    glare = (u >= 43.0) & (u < 47.0)  # 4 mm, over court_row_gap's 2 mm
+    assert filled_length(u[~glare], v[~glare], CUBE, 0.5) == pytest.approx(
+        filled_length(u, v, CUBE, 0.5)
+    )
+    # A fleck shorter than court_row_run past the row's end adds no length, nor its gap.
+    fleck_u = np.arange(75.0, 77.0, 0.5)
+    fleck_v = np.repeat(np.array([[0.0, 9.5]]), fleck_u.size, axis=0).ravel()
+    u3 = np.concatenate([u, np.repeat(fleck_u, 2)])
+    v3 = np.concatenate([v, fleck_v])
+    assert filled_length(u3, v3, CUBE, 0.5) == pytest.approx(filled_length(u, v, CUBE, 0.5))
+
+
 def test_row_count_is_length_over_pitch_less_the_lean() -> None:
     cfg = DEFAULT_CONFIG
     row = CourtRow(
