@@ -40,7 +40,6 @@ from companion.vision.local_print import (
     lab_distance,
     median_columns,
     median_rows,
-    median_u8,
     percentile_rows,
     print_cells,
 )
@@ -593,7 +592,10 @@ def hueless(
     low, high = max(0, math.floor(128 - reach)), min(255, math.ceil(128 + reach))
     near = cv2.inRange(lab, (0, low, low), (255, high, high))
     searched = cv2.bitwise_or(view.on_tile, view.over_mat)
-    where = np.flatnonzero(cv2.bitwise_and(near, searched) != 0)
+    # (The mat's test first: most of the pixels over the mat pass the chroma's first look.)
+    where = _unlike_mat(
+        np.flatnonzero(cv2.bitwise_and(near, searched) != 0), lab, view, table, config
+    )
     # (Rows of pixels gathered with np.take, by index: NumPy's fancy and boolean indexing of
     # N x 3 arrays cost ten to forty times as much.)
     places = np.take(view.places.reshape(-1), where)
@@ -623,7 +625,7 @@ def hueless(
         share < config.castle_shadow_ratio * print_share
     )
     out: npt.NDArray[Any] = where[keep]
-    return _unlike_mat(out, lab, view, table, config)
+    return out
 
 
 def _unlike_mat(
@@ -640,9 +642,17 @@ def _unlike_mat(
     if not on_mat.any():
         return where
     mat_lab = np.take(lab.reshape(-1, 3), view.mat_at, axis=0)
-    reference = np.zeros((len(table.paper), 3), np.float32)
-    for code in np.unique(view.mat_places).tolist():
-        reference[code] = median_u8(mat_lab[view.mat_places == code])
+    # Each place's median of its mat pixels, from counts per (place, value): one pass over
+    # them all, not one per place.
+    rows = len(table.paper)
+    at = view.mat_places.astype(np.intp) * 256
+    reference = np.stack(
+        [
+            median_rows(np.bincount(at + mat_lab[:, c], minlength=rows * 256).reshape(rows, 256))
+            for c in range(3)
+        ],
+        axis=1,
+    )
     at = where[on_mat]
     places = np.take(view.places.reshape(-1), at)
     pixels = np.take(lab.reshape(-1, 3), at, axis=0)
