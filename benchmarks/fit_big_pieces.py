@@ -17,7 +17,7 @@ import json
 import math
 from typing import Any
 
-from benchmarks.vision_errors import hard_case
+from benchmarks.vision_errors import hard_case, read_with
 from companion.vision import figures, pipeline
 from companion.vision.config import DEFAULT_CONFIG
 
@@ -58,13 +58,15 @@ def seed_candidates(game: str, seed: int) -> dict[str, Any] | None:
         searches.append({"figure": fig.name, "feet": [m._asdict() for m in measures]})
         return out
 
-    figures.big_tops = tops_recorded
-    figures.find_figure = pipeline.find_figure = pawns_recorded  # type: ignore[assignment]
-    try:
-        obs = reader.read(image)
-    finally:
-        figures.big_tops = big_tops
-        figures.find_figure = pipeline.find_figure = find_figure  # type: ignore[assignment]
+    obs = read_with(
+        reader,
+        image,
+        {
+            (figures, "big_tops"): tops_recorded,
+            (figures, "find_figure"): pawns_recorded,
+            (pipeline, "find_figure"): pawns_recorded,
+        },
+    )
     if obs.occluded:
         return None
     geo = reader.geometry()

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.vision_errors import hard_case
+from benchmarks.vision_errors import hard_case, read_with
 from companion.vision import castles
 from companion.vision.config import DEFAULT_CONFIG
 from companion.vision.layout import load_layout
@@ -46,11 +46,7 @@ def seed_castles(seed: int) -> list[Seen]:
         measured.extend(out)
         return out
 
-    castles.castle_blobs = kept
-    try:
-        obs = reader.read(image)
-    finally:
-        castles.castle_blobs = original
+    obs = read_with(reader, image, {(castles, "castle_blobs"): kept})
     if obs.occluded:
         return []
     tiles = {t.id for t in load_layout(GAME).tiles}

@@ -13,7 +13,7 @@ import argparse
 import math
 from typing import Any
 
-from benchmarks.vision_errors import hard_case
+from benchmarks.vision_errors import hard_case, read_with
 from companion.vision import court_rows
 from companion.vision.config import DEFAULT_CONFIG
 
@@ -30,17 +30,12 @@ def seed_rows(seed: int) -> list[Row]:
     if reader is None:
         return []
     lengths: dict[tuple[str, str], float] = {}
-    original = court_rows.row_count
 
     def measured(row: Any, length: float, config: Any = DEFAULT_CONFIG) -> int:
         lengths[(row.place, row.colour)] = court_rows.row_cubes(row, length, config)
         return 0  # (the read's counts are then the blobs' alone)
 
-    court_rows.row_count = measured
-    try:
-        obs = reader.read(image)
-    finally:
-        court_rows.row_count = original
+    obs = read_with(reader, image, {(court_rows, "row_count"): measured})
     if obs.occluded:
         return []
     return [

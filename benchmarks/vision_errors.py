@@ -17,6 +17,7 @@ import json
 import os
 import pickle
 import tempfile
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from companion.vision.config import DEFAULT_CONFIG
 from companion.vision.errors import VisionError
 from companion.vision.homography import Lens
 from companion.vision.layout import Layout, load_layout
+from companion.vision.observation import Observation
 from companion.vision.pipeline import Reader
 from companion.vision.synth import PRESETS, Conditions, render
 
@@ -81,6 +83,19 @@ def hard_case(game: str, seed: int) -> tuple[Reader | None, Any, dict[str, Any]]
         return Reader(calibrate(setup_image, layout, setup), layout), image, truth
     except VisionError:
         return None, image, truth
+
+
+def read_with(reader: Reader, image: Any, swaps: Mapping[tuple[Any, str], Any]) -> Observation:
+    """``reader.read(image)`` with each ``(owner, name)`` attribute (a module's function)
+    replaced for that read only: how the fitting tools see what a stage measured."""
+    saved = {key: getattr(*key) for key in swaps}
+    for (owner, name), new in swaps.items():
+        setattr(owner, name, new)
+    try:
+        return reader.read(image)
+    finally:
+        for (owner, name), old in saved.items():
+            setattr(owner, name, old)
 
 
 def main() -> None:

@@ -190,11 +190,13 @@ def test_the_median_light_of_the_tiles_is_numpys() -> None:
             assert _median(whole) == float(np.median(whole))
 
 
-def _reach_case(seed: int) -> tuple[Any, ...]:
+def _tile_case(seed: int, cond: Any = HARD) -> tuple[Any, ...]:
+    """A Carolus frame of ``seed`` under ``cond``: its layout, image, truth, a reader
+    calibrated on its set-up frame, and the geometry of the tiles where they lie."""
     layout = load_layout("carolus-magnus")
     setup, position = POSITIONS["carolus-magnus"](seed)
-    image, truth = render(position, layout, seed=seed, conditions=HARD)
-    calibration = calibrated(layout, setup, seed, HARD)
+    image, truth = render(position, layout, seed=seed, conditions=cond)
+    calibration = calibrated(layout, setup, seed, cond)
     reader = Reader(calibration, layout)
     geo = reader.geometry(*locate_movables(image, calibration, layout))
     return layout, image, truth, reader, geo
@@ -204,7 +206,7 @@ def test_the_castles_reach_is_the_bare_mat_beyond_the_tiles_outer_edges() -> Non
     """Hard seed 153: the tiles raised to a castle's height reach over the mat beyond the
     tiles' outer edges (away from the camera) and never over a place; each reach pixel carries
     its tile's place code."""
-    _, _, _, _, geo = _reach_case(153)
+    _, _, _, _, geo = _tile_case(153)
     reach = geo.castle_reach
     assert reach is not None and geo.tile_mask is not None
     assert not (reach > 0)[geo.place_map > 0].any()
@@ -240,7 +242,7 @@ def test_a_light_top_over_the_reach_is_a_castle_and_a_dark_one_is_not() -> None:
     """Hard seed 153, on a tile with no castle: a light, hueless square painted where the
     tile's reach over the mat is deepest is read as a white castle on that tile; a square
     darker than the mat there (a shadow on the mat is as hueless as a castle) is no castle."""
-    layout, image, truth, reader, geo = _reach_case(153)
+    layout, image, truth, reader, geo = _tile_case(153)
     reach = geo.castle_reach
     assert reach is not None
     want = castles_on_tiles(truth)
@@ -260,7 +262,7 @@ def test_a_marker_whose_paper_is_clipped_takes_the_cast_of_the_others() -> None:
     are not clipped; the others keep their own."""
     from companion.vision.castles import _marker_lights, tile_lights
 
-    _, image, _, _, geo = _reach_case(141)
+    _, image, _, _, geo = _tile_case(141)
     view = TileView.of(geo, load_layout("carolus-magnus"), DEFAULT_CONFIG)
     assert view is not None
     small = working_image(image, geo)
@@ -313,12 +315,7 @@ def test_the_castles_fit_report_spans_each_colour_and_lists_what_is_read_wrong()
 def test_a_720p_hard_frame_shows_each_castle_in_its_colour_and_no_other() -> None:
     """Hard seed 100 made 1280 x 720 (the hard set's frames are 1080p): castles ~11 working
     px wide, searched unbinned, under the hard set's noise, blur and light."""
-    layout = load_layout("carolus-magnus")
-    setup, position = POSITIONS["carolus-magnus"](100)
-    cond = HARD.with_size(1280, 720)
-    image, truth = render(position, layout, seed=100, conditions=cond)
-    reader = Reader(calibrated(layout, setup, 100, cond), layout)
-    geo = reader.geometry(*locate_movables(image, reader.calibration, layout))
+    layout, image, truth, reader, geo = _tile_case(100, HARD.with_size(1280, 720))
     view = TileView.of(geo, layout, DEFAULT_CONFIG)
     assert view is not None and view.bin == 1
     want = castles_on_tiles(truth)
