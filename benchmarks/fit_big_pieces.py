@@ -33,7 +33,10 @@ def seed_candidates(game: str, seed: int) -> dict[str, Any] | None:
     big_tops, find_figure = figures.big_tops, figures.find_figure
     cfg = DEFAULT_CONFIG
 
-    def tops_recorded(patches: Any, fig: Any, layout: Any, config: Any, stands: Any = None) -> Any:
+    def tops_recorded(
+        patches: Any, fig: Any, layout: Any, config: Any, stands: Any = None, **_: Any
+    ) -> Any:
+        # (Every top, the refused ones too, whatever the read asks for.)
         out = big_tops(patches, fig, layout, config, stands)
         tops = []
         for t in out:

@@ -410,7 +410,7 @@ def find_figure(
     """Where a pawn's foot stands and its pixels (in the mask's coordinates; ``to_work`` maps
     them into the working image, whose geometry sizes things, when the mask is a mosaic's).
     With ``stands``, only feet where the pawn may stand. Each candidate scored is appended to
-    ``measures`` (for tools: benchmarks.fit_grandes).
+    ``measures`` (for tools: benchmarks.fit_big_pieces).
 
     Holes are filled first (a pawn's glint). Each blob is opened by a disc no cube can hold,
     so cubes touching the pawn and its head fall away; each part left that is thick enough
@@ -571,9 +571,12 @@ def big_tops(
     layout: Layout,
     config: VisionConfig,
     stands: Stands | None = None,
+    keep_refused: bool = True,
 ) -> list[BigTop]:
     """Every top of the patches measured as a box figure's (grande's) top (see
-    :func:`find_big_top`); those that are none say why (``refused``)."""
+    :func:`find_big_top`); those that are none say why (``refused``), or with
+    ``keep_refused`` False are left out (the read's own search: no measures kept for the many
+    thin tops)."""
     cube = float(layout.pieces["cube"])
     # A top's counted pixels are about top_factor of the modelled square, a grande's too.
     expected = (fig.diameter / cube) ** 2 * config.top_factor
@@ -589,6 +592,8 @@ def big_tops(
         threshold = cube_half - config.edge_px + config.big_piece_radius_share * (half - cube_half)
         for j, top in enumerate(patch.tops):
             thick = top.thick / threshold
+            if thick < config.grande_thickness and not keep_refused:
+                continue
             size = max(top.area / patch.footprint, 1e-3) / expected
             like = thick - config.grande_size_weight * abs(math.log(size))
             # A grande's top spans at most ``span`` cube cells each way of its enclosing
@@ -616,6 +621,8 @@ def big_tops(
                 refused = "L"
             elif stands is not None and not stands(fig, top.x, top.y):
                 refused = "place"
+            if refused and not keep_refused:
+                continue
             out.append(BigTop(i, j, top.x, top.y, thick, size, like, refused))
     return out
 
@@ -637,7 +644,11 @@ def find_big_top(
     but bigger.
     """
     best = max(
-        (t for t in big_tops(patches, fig, layout, config, stands) if not t.refused),
+        (
+            t
+            for t in big_tops(patches, fig, layout, config, stands, keep_refused=False)
+            if not t.refused
+        ),
         key=lambda t: t.like,
         default=None,
     )

@@ -164,10 +164,13 @@ def lab_distance(lab: Image, ref: Image) -> FloatArray:
 
 
 def local_print_cells(lab: Image, print_: Image, window: int) -> tuple[Image, int]:
-    """:func:`local_print` at the resolution it is worked out at, for a caller that needs it
-    at a few pixels only: the median image (Lab) and its cell size in pixels. Each cell is
-    averaged first and taken as print if most of its pixels are (the median over a window of
-    cells then keeps a piece's pixels out), which is cheaper than filling every pixel."""
+    """The print round each pixel (the median over a window of about ``window`` px of the
+    print's pixels, ``print_`` a mask), at the resolution it is worked out at, for a caller
+    that needs it at a few pixels only: the median image (Lab) of cells about a ninth of the
+    window a side, and that cell size in pixels. Each cell is averaged first and taken as
+    print if most of its pixels are (the median over a window of cells then keeps a piece's
+    pixels out); the others take the print cells' median. (The figures' dark search; the
+    castles read theirs with :func:`print_cells`, whose cells hold their print pixels' mean.)"""
     h, w = lab.shape[:2]
     step = max(1, window // 9)
     size = (max(1, w // step), max(1, h // step))
