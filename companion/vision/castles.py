@@ -645,10 +645,12 @@ def _unlike_mat(
     # Each place's median of its mat pixels, from counts per (place, value): one pass over
     # them all, not one per place.
     rows = len(table.paper)
-    at = view.mat_places.astype(np.intp) * 256
+    offsets = view.mat_places.astype(np.intp) * 256
     reference = np.stack(
         [
-            median_rows(np.bincount(at + mat_lab[:, c], minlength=rows * 256).reshape(rows, 256))
+            median_rows(
+                np.bincount(offsets + mat_lab[:, c], minlength=rows * 256).reshape(rows, 256)
+            )
             for c in range(3)
         ],
         axis=1,
