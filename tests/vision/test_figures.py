@@ -356,3 +356,27 @@ def test_a_figure_is_found_only_where_it_may_stand() -> None:
 
     nowhere = find_figure(mask, charlemagne, geo, cm, DEFAULT_CONFIG, stands=in_a_court)  # type: ignore[arg-type]
     assert nowhere is None and seen
+
+
+def test_the_big_pieces_fit_tool_pairs_a_piece_with_its_searchs_best_rival() -> None:
+    """benchmarks.fit_big_pieces: a piece's own candidate is the nearest within reach of where
+    the truth has it, in the search where it is most like one; its rival, that search's best
+    other candidate not refused; none of its own beyond reach."""
+    from benchmarks.fit_big_pieces import own_and_rival
+
+    def top(x: float, like: float, refused: str = "") -> dict[str, object]:
+        return {"x": x, "y": 0.0, "like": like, "refused": refused}
+
+    near, far, refused = top(1.0, 1.2), top(30.0, 1.1), top(40.0, 5.0, "thick")
+    record = {
+        "pieces": {"grande:red": {"x": 0.0, "y": 0.0, "reach": 5.0}},
+        "searches": [
+            {"figure": "grande:red", "tops": [top(2.0, 0.9), top(20.0, 1.0)]},
+            {"figure": "grande:red", "tops": [near, far, refused]},
+            {"figure": "grande:blue", "tops": [top(0.0, 9.0)]},
+        ],
+    }
+    assert own_and_rival(record, "grande:red") == (near, far)
+    record["pieces"]["grande:red"]["x"] = 100.0  # (nothing of its own within reach)
+    own, rival = own_and_rival(record, "grande:red")
+    assert own is None and rival == top(20.0, 1.0)
