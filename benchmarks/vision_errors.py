@@ -111,12 +111,23 @@ def main() -> None:
         help="lens model: estimated from the markers (as calibrate does), the renderer's own "
         "(a chessboard calibration), or none (the homography alone)",
     )
+    ap.add_argument(
+        "--size",
+        help="render at WIDTHxHEIGHT instead of the preset's size (e.g. 1280x720: the hard "
+        "set's light and camera at the kit's lower resolution)",
+    )
     args = ap.parse_args()
     cond = PRESETS[args.preset]
+    if args.size:
+        try:
+            width, height = (int(v) for v in args.size.lower().split("x"))
+        except ValueError:
+            ap.error(f"--size {args.size!r}: give WIDTHxHEIGHT, e.g. 1280x720")
+        cond = cond.with_size(width, height)
     for game in args.games:
         layout = load_layout(game)
         kinds: collections.Counter[tuple[str, int, int]] = collections.Counter()
-        cells = wrong = pieces = pieces_wrong = unread = 0
+        cells = wrong = pieces = pieces_wrong = unread = uncalibrated = 0
         for seed in range(args.first, args.first + args.cases):
             setup, position = POSITIONS[game](seed)
             setup_image, _ = cached_render(setup, layout, seed, cond)
@@ -126,7 +137,13 @@ def main() -> None:
                 cam = truth["camera"]
                 lens = Lens.from_json({"matrix": cam["matrix"], "distortion": cam["dist"]})
             config = replace(DEFAULT_CONFIG, estimate_lens=args.lens == "estimate")
-            calibration = calibrate(setup_image, layout, setup, lens=lens, config=config)
+            try:
+                calibration = calibrate(setup_image, layout, setup, lens=lens, config=config)
+            except VisionError as exc:
+                # (Hard seed 221 at 1080p, more at 720p: a corner marker lost in the set-up.)
+                uncalibrated += 1
+                print(f"{game} {seed:2d} NOT CALIBRATED: {exc}", flush=True)
+                continue
             obs = Reader(calibration, layout).read(image)
             colours = position["players"] if game == "el-grande" else CM_COLOURS
             bad = []
@@ -173,7 +190,9 @@ def main() -> None:
             print(f"{game} {seed:2d}{occluded}: " + ("; ".join(bad) or "all right"), flush=True)
         print(
             f"{game}: {wrong} of {cells} counts wrong; big pieces {pieces - pieces_wrong}/"
-            f"{pieces} right; {unread} frames unread; commonest (colour, truth, read):"
+            f"{pieces} right; {unread} frames unread; "
+            + (f"{uncalibrated} set-up frames not calibrated; " if uncalibrated else "")
+            + "commonest (colour, truth, read):"
         )
         print("  " + ", ".join(f"{k}x{n}" for k, n in kinds.most_common(12)))
 

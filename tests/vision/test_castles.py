@@ -358,3 +358,33 @@ def test_the_print_cells_keep_pieces_and_the_gaps_between_tiles_out() -> None:
     ys, xs = np.divmod(np.arange(lab.shape[0] * lab.shape[1]), lab.shape[1])
     got = cells.at(ys, xs)
     assert np.abs(got.astype(int) - print_lab).max() <= 1
+
+
+def test_the_errors_listing_refuses_a_size_it_cannot_read(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """benchmarks.vision_errors --size (the 720p castles' listing): a size that is not
+    WIDTHxHEIGHT is refused with the form to give, before anything is rendered."""
+    from benchmarks import vision_errors
+
+    monkeypatch.setattr("sys.argv", ["vision_errors", "hard", "--size", "1280by720"])
+    with pytest.raises(SystemExit) as stop:
+        vision_errors.main()
+    assert stop.value.code == 2
+    assert "give WIDTHxHEIGHT, e.g. 1280x720" in capsys.readouterr().err
+
+
+def test_the_errors_listing_names_a_set_up_frame_it_cannot_calibrate(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    """benchmarks.vision_errors: hard Carolus seed 221's set-up frame hides a corner marker;
+    the listing names it and goes on (it stopped with a traceback at the first such frame)."""
+    from benchmarks import vision_errors
+
+    monkeypatch.setattr(vision_errors, "CACHE", tmp_path)
+    argv = ["vision_errors", "hard", "carolus-magnus", "--first", "221", "--cases", "1"]
+    monkeypatch.setattr("sys.argv", argv)
+    vision_errors.main()
+    out = capsys.readouterr().out
+    assert "carolus-magnus 221 NOT CALIBRATED: board markers not found" in out
+    assert "1 set-up frames not calibrated" in out
