@@ -70,3 +70,38 @@ def test_packed_pixels_are_the_colours_bytes() -> None:
     assert packed.dtype == np.uint32
     assert np.array_equal(packed, b | g << 8 | r << 16)
     assert np.array_equal(unpack_bgr(packed), view)
+
+
+def test_the_instruction_count_names_what_it_cannot_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """benchmarks.vision_instructions: an unknown game or a size not WIDTHxHEIGHT is refused
+    with the form to give, and without valgrind it says what to install (exit 2 each)."""
+    from benchmarks import vision_instructions
+
+    for argv, said in (
+        (["chess"], "unknown game(s) chess: give el-grande or carolus-magnus"),
+        (["--size", "1280by720"], "give it as WIDTHxHEIGHT"),
+        (["--reads", "0"], "--reads must be at least 1"),
+    ):
+        with pytest.raises(SystemExit) as stopped:
+            vision_instructions.main(argv)
+        assert stopped.value.code == 2
+        assert said in capsys.readouterr().err
+    monkeypatch.setattr(vision_instructions.shutil, "which", lambda name: None)
+    assert vision_instructions.main(["el-grande"]) == 2
+    assert "apt-get install valgrind" in capsys.readouterr().err
+
+
+def test_the_instruction_count_sorts_functions_by_library() -> None:
+    """callgrind_annotate's function names go to the library their file is in."""
+    from benchmarks.vision_instructions import _library
+
+    site = "/v/lib/python3.11/site-packages"
+    assert (
+        _library(f"???:PyArray_TakeFrom [{site}/numpy/_core/_multiarray_umath.cpython-311.so]")
+        == "NumPy"
+    )
+    assert _library(f"???:0x0000000000bbe9a0 [{site}/cv2/cv2.abi3.so]") == "OpenCV"
+    assert _library("ceval.c:_PyEval_EvalFrameDefault [/usr/lib/libpython3.11.so.1.0]") == "Python"
+    assert _library("memmove.S:__memcpy_avx [/usr/lib/x86_64-linux-gnu/libc.so.6]") == "libc"
