@@ -11,6 +11,7 @@ to the area holding its centre.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -669,6 +670,13 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
     return length, width, max(1, cells), staggered
 
 
+@functools.lru_cache(maxsize=16)
+def _disc(reach: int) -> U8Image:
+    """The disc ``reach`` pixels round a pixel (an ellipse's structuring element)."""
+    out: U8Image = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    return out
+
+
 def top_peaks(part: U8Image, shade: F32Image, side: float, config: VisionConfig) -> int:
     """The bright centres of a top (``part``, its pixels in its box; ``shade``, their
     lightness there): the peaks of its lightness smoothed over VisionConfig.top_peak_blur of a
@@ -678,16 +686,17 @@ def top_peaks(part: U8Image, shade: F32Image, side: float, config: VisionConfig)
     under the top (a cell grid finds only those at its cells' centres)."""
     weight = part.astype(np.float32)
     sigma = config.top_peak_blur * side
-    # (Zeros beyond the box: the top's own pixels alone weigh in its smoothed lightness.)
-    total = cv2.GaussianBlur(shade * weight, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
-    spread = cv2.GaussianBlur(weight, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
-    # (To a hundredth of an L unit: a flat stretch, as glare's clipped white, is one plateau,
-    # not the float rounding's scatter of equal neighbours.)
-    smooth = np.round(total / np.maximum(spread, 1e-6), 2)
+    # (Zeros beyond the box: the top's own pixels alone weigh in its smoothed lightness. Both
+    # sums blurred as one two-channel image: the same kernel on each, at one call's cost.)
+    both = cv2.GaussianBlur(
+        cv2.merge((shade * weight, weight)), (0, 0), sigma, borderType=cv2.BORDER_CONSTANT
+    )
+    # (In hundredths of an L unit, rounded: a flat stretch, as glare's clipped white, is one
+    # plateau, not the float rounding's scatter of equal neighbours.)
+    smooth = np.rint(both[..., 0] / np.maximum(both[..., 1], 1e-6) * 100.0)
     smooth[part == 0] = -1.0
     reach = max(1, round(config.top_peak_reach * side))
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
-    top = (smooth >= cv2.dilate(smooth, disc)) & (part > 0)
+    top = (smooth >= cv2.dilate(smooth, _disc(reach))) & (part > 0)
     n, _ = cv2.connectedComponents(top.view(np.uint8), connectivity=8)
     return max(1, n - 1)
 
