@@ -174,6 +174,18 @@ class VisionConfig:
     # ... only a top of at least this many model cube tops (pixels over the model's square) is
     # measured so: smaller ones are one cube's (a lone top covers ~0.4-1.1 of the square).
     top_shape_from: float = 0.6
+    # A measured top's bright centres (cubes.top_peaks, read by Carolus's top model only):
+    # its lightness, smoothed over this share of a side (Gaussian sigma), peaks where nothing
+    # within top_peak_reach sides is lighter. A cube's top is lightest at its middle (blur
+    # darkens it towards its bevels), so cubes under one top show a peak each where its cells
+    # may not (a pair read one cell; four at a turn read as an L's three). Single-top patches
+    # of hard Carolus seeds 100-199 (5898 tops), tops whose peaks equal their cubes: 0.2/0.4
+    # 5475 (416 over), 0.3/0.6 5743 (60 over, 95 under), 0.35/0.7 5615, peaks by their height
+    # over the saddle (h-maxima, 1.5-5 L) 5047-5671. Seeds 100-139 and 150-189 (4701 tops):
+    # 0.3/0.6 4576 (44 over, 81 under), 0.25/0.6 4594 (66 over), 0.3/0.5 4582, 0.25/0.5 4568,
+    # the rest 4394-4536 (see the vision NOTES, session 11).
+    top_peak_blur: float = 0.3
+    top_peak_reach: float = 0.6
     top_width_sides: float = 1.2
     top_min_fill: float = 0.5
     # ... unless it still covers this many cells or more: a cluster of cubes pushed together

@@ -11,6 +11,7 @@ to the area holding its centre.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -85,6 +86,7 @@ class Top(NamedTuple):
     cells: int  # cube-sized cells of that rectangle the top covers (see top_shape)
     outline: float = 0.0  # its outline's length, pixels (0: not measured, a lone cube's top)
     staggered: int = 0  # cells covered on two across, when judged so (see top_shape)
+    peaks: int = 0  # its bright centres (see top_peaks; 0: not measured)
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,7 @@ def measure_planes(
     groups: tuple[I32Image, npt.NDArray[Any], npt.NDArray[Any]] | None = None,
     dark_planes: tuple[int, ...] = (),
     outlines: bool = True,
+    peaks: bool = False,
     config: VisionConfig = DEFAULT_CONFIG,
 ) -> list[list[Patch]]:
     """:func:`measure` of several masks of one image at once (a colour each, stacked: ``masks``
@@ -142,7 +145,9 @@ def measure_planes(
     are and whose coordinates the patches get. ``groups``: a group label per pixel, each
     label's rank and box origin (x, y); patches come group by group, as when each group is
     measured alone. ``outlines``: whether the tops not black get their outline's length (only
-    count_patches' clusters use it: Carolus's read goes without). ``dark_planes``: the planes
+    count_patches' clusters use it: Carolus's read goes without); ``peaks``: whether the tops
+    not black get their bright centres counted (see top_peaks: Carolus's top model reads
+    them, El Grande's rules do not). ``dark_planes``: the planes
     of black pieces, whose tops' small holes are filled (see VisionConfig.black_top_hole) and
     whose tops' lightness is read from their pixels deep inside the mask (black_mode_depth).
     """
@@ -200,6 +205,7 @@ def measure_planes(
             outlines,
             (shift_x, shift_y),
             depth,
+            peaks,
         )
     # The order OpenCV finds components in (2x2 blocks in raster order), inside each group's
     # box when grouped: later stages take the first of equals.
@@ -255,13 +261,15 @@ def _tops(
     outlines: bool = True,
     shift: tuple[npt.NDArray[Any], npt.NDArray[Any]] | None = None,
     depth: npt.NDArray[Any] | None = None,
+    peaks: bool = False,
 ) -> tuple[npt.NDArray[Any], list[list[Top]]]:
     """Counted (top) pixels of each component and its bright tops (in the mask's own
     coordinates), each top a 4-connected patch of the top pixels. The pixels (``at``, raster
     order) with their lightness and whether each is the mask's (``own``); ``box``: each
     component's box (x, y, w, h); ``fp``/``side``: each component's cube top area and side;
     ``dark``: whether each component is black (its tops' small holes filled); ``shift``: each
-    component's offset (x, y) from the mask to the image its tops' points are given in."""
+    component's offset (x, y) from the mask to the image its tops' points are given in;
+    ``peaks``: whether the tops not black get their bright centres counted (top_peaks)."""
     m = comps.n
     comp = comps.label
     mine = comp[own]  # (gathered once: the histogram and the valued test both need it)
@@ -292,6 +300,11 @@ def _tops(
     qx = ox[owner_of] + yx[1][chosen] - bx[owner_of] + 1
     packed = np.zeros((size[1] + 2, size[0] + 2), np.uint8)
     packed[qy, qx] = 1
+    shade = None
+    if peaks:
+        # (The top pixels' lightness where they lie packed: a top's peaks are read from it.)
+        shade = np.zeros(packed.shape, np.float32)
+        shade[qy, qx] = light[chosen]
     if dark is not None and dark.any():
         _fill_holes(packed, qy, qx, owner_of, dark, fp, config.black_top_hole)
     k, parts = cv2.connectedComponents(packed, connectivity=4)
@@ -326,6 +339,8 @@ def _tops(
         area, o = float(counts[j]), owners[j]
         length = width = math.sqrt(area)
         cells, outline, staggered = 1, 0.0, 0
+        dark_top = dark is not None and bool(dark[o])
+        bright = 1 if shade is not None and not dark_top else 0
         # A top as big as a cube's or more may be several cubes': its shape says how many.
         if area >= config.top_shape_from * fps[o]:
             y0, x0 = int(y_lo[j]), int(x_lo[j])
@@ -333,10 +348,13 @@ def _tops(
             # its filled holes; each box lies apart, so no other top's pixel is in it).
             part = (parts[y0 : int(y_hi[j]) + 1, x0 : int(x_hi[j]) + 1] == j + 1).view(np.uint8)
             length, width, cells, staggered = top_shape(part, sides[o], config)
-            if outlines and (dark is None or not dark[o]):
+            if outlines and not dark_top:
                 outline = outline_length(part)
+            if bright and shade is not None:
+                box_shade = shade[y0 : int(y_hi[j]) + 1, x0 : int(x_hi[j]) + 1]
+                bright = top_peaks(part, box_shade, sides[o], config)
         x, y = float(deepest_x[j]) + dxs[o], float(deepest_y[j]) + dys[o]
-        tops[o].append(Top(area, depths[j], x, y, length, width, cells, outline, staggered))
+        tops[o].append(Top(area, depths[j], x, y, length, width, cells, outline, staggered, bright))
     return counted.astype(np.float64), tops
 
 
@@ -650,6 +668,37 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
         if 2 * along - staggered < 2:
             staggered = 0
     return length, width, max(1, cells), staggered
+
+
+@functools.lru_cache(maxsize=16)
+def _disc(reach: int) -> U8Image:
+    """The disc ``reach`` pixels round a pixel (an ellipse's structuring element)."""
+    out: U8Image = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    return out
+
+
+def top_peaks(part: U8Image, shade: F32Image, side: float, config: VisionConfig) -> int:
+    """The bright centres of a top (``part``, its pixels in its box; ``shade``, their
+    lightness there): the peaks of its lightness smoothed over VisionConfig.top_peak_blur of a
+    side (the top's own pixels only), each the lightest within top_peak_reach sides (equal
+    neighbours one peak). A cube's top is lightest at its middle and blur darkens it towards
+    its edges, so cubes whose seams blur erased still show a peak each, wherever they stand
+    under the top (a cell grid finds only those at its cells' centres)."""
+    weight = part.astype(np.float32)
+    sigma = config.top_peak_blur * side
+    # (Zeros beyond the box: the top's own pixels alone weigh in its smoothed lightness. Both
+    # sums blurred as one two-channel image: the same kernel on each, at one call's cost.)
+    both = cv2.GaussianBlur(
+        cv2.merge((shade * weight, weight)), (0, 0), sigma, borderType=cv2.BORDER_CONSTANT
+    )
+    # (In hundredths of an L unit, rounded: a flat stretch, as glare's clipped white, is one
+    # plateau, not the float rounding's scatter of equal neighbours.)
+    smooth = np.rint(both[..., 0] / np.maximum(both[..., 1], 1e-6) * 100.0)
+    smooth[part == 0] = -1.0
+    reach = max(1, round(config.top_peak_reach * side))
+    top = (smooth >= cv2.dilate(smooth, _disc(reach))) & (part > 0)
+    n, _ = cv2.connectedComponents(top.view(np.uint8), connectivity=8)
+    return max(1, n - 1)
 
 
 def _cells_covered(part: U8Image, origin: Any, u: Any, v: Any, along: int, across: int) -> int:

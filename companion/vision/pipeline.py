@@ -619,6 +619,7 @@ class Reader:
             raw=stack,
             dark_planes=dark_planes,
             outlines=self._clusters,  # (only the clusters' rule uses a top's outline)
+            peaks=self._top_model is not None,  # (only the top model reads a top's peaks)
         )
         for colour in cube_colours:
             if colour in names:

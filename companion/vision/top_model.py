@@ -51,6 +51,11 @@ FEATURES = (
     "brick_4",
     "brick_5",
     "brick_6",
+    # Whether its bright centres (cubes.top_peaks) are more than brick: a cube's top is
+    # lightest at its middle, so cubes under one top whose cells miss one (four at a turn read
+    # as an L's three cells, a pair as one) still show a peak each. (Only more: a top with
+    # fewer peaks than cells is counted by the rest, as before.)
+    "peaks_over",
 )
 
 
@@ -180,6 +185,7 @@ def features_many(
     fill = field["area"] / np.maximum(1.0, field["length"] * field["width"])
     cells, staggered = field["cells"], field["staggered"]
     brick = np.maximum(cells, staggered)
+    over = (field["peaks"] > brick).astype(np.float64)
     return np.stack(
         [
             area,
@@ -196,6 +202,7 @@ def features_many(
             area * area,
             length / np.maximum(width, 0.1),
             *((np.minimum(brick, 6) == n).astype(np.float64) for n in range(2, 7)),
+            over,
         ],
         axis=1,
     )

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from benchmarks.bench_vision import POSITIONS, calibrated
-from companion.vision import top_model
+from companion.vision import cubes, top_model
 from companion.vision.cubes import Top
 from companion.vision.layout import load_layout
 from companion.vision.pipeline import Reader
@@ -48,15 +48,19 @@ def test_predict_many_counts_each_row_as_predict_does() -> None:
 
 
 def test_a_tops_features_worked_by_hand() -> None:
-    """A brick of two: 2.2 tops' area, 2.1 x 1.2 sides, two cells (and three staggered)."""
+    """A brick of two: 2.2 tops' area, 2.1 x 1.2 sides, two cells (and three staggered), three
+    peaks (not more than the brick's three)."""
     side, unit = 10.0, 50.0
-    brick = Top(110.0, 4.0, 0.0, 0.0, 21.0, 12.0, cells=2, staggered=3)
+    brick = Top(110.0, 4.0, 0.0, 0.0, 21.0, 12.0, cells=2, staggered=3, peaks=3)
     got = top_model.features(brick, unit, side, ragged=1.1)
     fill = 110.0 / (21.0 * 12.0)
     want = (2.2, 2.1, 1.2, fill, 0.4, 2.0, 3.0, 2.2 / 1.1, 2.1 * 1.2, fill * 2.2, 3.0)
     want += (2.2 * 2.2, 2.1 / 1.2, 0.0, 1.0, 0.0, 0.0, 0.0)  # (brick 3 of 2..6)
+    want += (0.0,)  # (peaks not over the brick)
     assert len(got) == len(top_model.FEATURES)
     assert got == pytest.approx(want)
+    # Four peaks: more than the brick's three.
+    assert top_model.features(brick._replace(peaks=4), unit, side, ragged=1.1)[-1] == 1.0
 
 
 def test_features_many_are_each_tops_features() -> None:
@@ -132,6 +136,30 @@ def test_hard_carolus_tops_the_rules_miscount_read_right_with_the_model(
     assert reader.read(image).count(area, colour) == want
     reader._top_model = None  # the rules alone
     assert reader.read(image).count(area, colour) == rules != want
+
+
+@pytest.mark.parametrize(
+    ("seed", "area", "colour"),
+    [
+        (129, "t04", "red"),  # four cubes at a turn: an L's three cells, four peaks
+        (109, "t13", "red"),  # a pair: one cell, two peaks
+    ],
+)
+def test_hard_carolus_tops_whose_peaks_outnumber_their_cells(
+    seed: int, area: str, colour: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Hard Carolus seeds 100-299 (the top model's fit seeds, session 11): each of these tops
+    # covers one cell fewer than its cubes, and shows a bright centre per cube
+    # (cubes.top_peaks); the model reads the peaks beyond the cells. Every top one peak:
+    # one cube short, as the model without peaks read them.
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](seed)
+    reader = Reader(calibrated(layout, setup, seed, HARD), layout)
+    image, truth = render(position, layout, seed=seed, conditions=HARD)
+    want = truth["counts"][area][colour]
+    assert reader.read(image).count(area, colour) == want
+    monkeypatch.setattr(cubes, "top_peaks", lambda *args: 1)
+    assert reader.read(image).count(area, colour) == want - 1
 
 
 def test_the_fit_learns_counts_from_a_measure_and_is_the_same_each_time() -> None:
