@@ -493,6 +493,14 @@ class VisionConfig:
     die_saturation_floor: float = 0.05
     die_fit_max: float = 9.0
     die_fit_margin: float = 0.5
+    # Between the crown and the yellow spot (the two nearest faces) only the colourfulness
+    # tells (die_faces.crown_or_yellow): under the first bound a crown, over the second a
+    # yellow, between them unread. Hard seeds 100-299 (session 11, the benchmark's dice, both
+    # frames of a seed): crowns' symbols -0.15-0.28 and one blurred to 0.40 (seed 217: read
+    # yellow by the hue and colourfulness score), yellows' from 0.75; their hues 152-168 and
+    # 156-173. The score had left crowns at 0.24 and 0.28 unread (hue 168 and 162: seeds 159,
+    # 121). The upper bound stays under a yellow blended half with white (0.64).
+    die_crown_yellow: tuple[float, float] = (0.45, 0.6)
     # Carolus court cards: the printed colour dot at the start of each row (mm), not read.
     court_dot_mm: float = 8.0
     # A court row's cubes are counted from how far their colour runs along the row
