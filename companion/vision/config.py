@@ -408,8 +408,18 @@ class VisionConfig:
     # at 0.558 read white). Black is left at 0.34: the middle of the fit seeds' gap, 0.28, would
     # take a black castle of hard seeds 0-40 at 0.284 for grey (three grey castles of 100-299 at
     # 0.291-0.330 read black).
+    # Session 11 (hard seeds 100-299, the reader of the day, /tmp fit script of the blobs):
+    # black bodies up to 0.269, grey from 0.305 (seeds 116, 240 and 147 at 0.305, 0.319 and
+    # 0.323 read black). Under black_castle_sure (the middle of that gap) a castle is black;
+    # from there to black_castle_share grey only if its whole blob (lit top, shaded side and
+    # own shadow: a black castle's lit edges are thin, a grey castle's top is not) is light
+    # too, its median share half corrected as the body's at least grey_castle_whole: black
+    # castles' whole blobs up to 0.314 (but one merged with its neighbour, 3.2 tops, 0.45 at
+    # a body of 0.23), greys' from 0.340 (the three above 0.341-0.361); the middle.
     castle_core: float = 0.2
     black_castle_share: float = 0.34
+    black_castle_sure: float = 0.287
+    grey_castle_whole: float = 0.327
     white_castle_share: float = 0.567
     # On a tile, a pixel this much darker than the print round it is darker than a shadow
     # gets: hueless enough to be a black castle's whatever its hue.
