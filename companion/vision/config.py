@@ -408,7 +408,7 @@ class VisionConfig:
     # at 0.558 read white). Black is left at 0.34: the middle of the fit seeds' gap, 0.28, would
     # take a black castle of hard seeds 0-40 at 0.284 for grey (three grey castles of 100-299 at
     # 0.291-0.330 read black).
-    # Session 11 (hard seeds 100-299, the reader of the day, /tmp fit script of the blobs):
+    # Session 11 (hard seeds 100-299, every thick blob measured by a throw-away wrapper):
     # black bodies up to 0.269, grey from 0.305 (seeds 116, 240 and 147 at 0.305, 0.319 and
     # 0.323 read black). Under black_castle_sure (the middle of that gap) a castle is black;
     # from there to black_castle_share grey only if its whole blob (lit top, shaded side and
