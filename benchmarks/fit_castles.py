@@ -85,7 +85,8 @@ def report(seen: list[Seen], thickness: float = DEFAULT_CONFIG.castle_thickness)
     for s in seen:
         if s.read != s.castle:
             blobs = ", ".join(
-                f"thick {b.thickness:.3f} light {b.lightness:.3f} area {b.area:.2f}"
+                f"thick {b.thickness:.3f} light {b.lightness:.3f} whole {b.whole_lightness:.3f} "
+                f"area {b.area:.2f}"
                 for b in s.blobs
             )
             lines.append(

@@ -365,7 +365,8 @@ class CastleBlob:
     ``body``: the lightness share (ink 0, paper 1) of the middle of the blob's thickest part,
     the castle's body (a black castle's lit edges are thin, and its own shadow on the tile
     joins its blob at one side). ``print_share``: the tile print's share beside it;
-    ``typical``: the print's share over all tiles.
+    ``typical``: the print's share over all tiles. ``whole``: the share's median over the
+    whole blob (a grey castle's lit top with its shaded side and its shadow).
     """
 
     place: str | None
@@ -375,18 +376,30 @@ class CastleBlob:
     body: float
     print_share: float
     typical: float
+    whole: float
+
+    def _corrected(self, share: float) -> float:
+        """A share half corrected (in proportion) by how the print beside the blob differs
+        from the print elsewhere: a gradient or a shadow band the marker does not share
+        scales castle and print alike, but a glare spot over the castle lifts the print
+        towards the paper, not in proportion."""
+        return share * math.sqrt(self.typical / max(self.print_share, 0.2))
 
     @property
     def lightness(self) -> float:
-        """The body's share, half corrected (in proportion) by how the print beside it
-        differs from the print elsewhere: a gradient or a shadow band the marker does not
-        share scales castle and print alike, but a glare spot over the castle lifts the
-        print towards the paper, not in proportion."""
-        return self.body * math.sqrt(self.typical / max(self.print_share, 0.2))
+        """The body's share, half corrected by the print beside it."""
+        return self._corrected(self.body)
+
+    @property
+    def whole_lightness(self) -> float:
+        """The whole blob's median share, half corrected as the body's."""
+        return self._corrected(self.whole)
 
     def colour(self, config: VisionConfig) -> str:
         light = self.lightness
-        if light < config.black_castle_share:
+        if light < config.black_castle_sure or (
+            light < config.black_castle_share and self.whole_lightness < config.grey_castle_whole
+        ):
             return "black"
         return "white" if light >= config.white_castle_share else "grey"
 
@@ -493,6 +506,12 @@ def castle_blobs(
             lightness = view.lab(box, every=True).reshape(-1, 3)[:, 0]
             whole = True
         body = float(median_columns(table.share(lightness[core], places[core])[:, None])[0])
+        ys, xs = nonzero(blob)
+        every = (ys + y) * bw + (xs + x)
+        if not whole and not np.take(view.exact, every).all():
+            lightness = view.lab(box, every=True).reshape(-1, 3)[:, 0]
+            whole = True
+        spread = float(median_columns(table.share(lightness[every], places[every])[:, None])[0])
         row, column = min(int(cy), bh - 1), min(int(cx), bw - 1)
         at = row * bw + column
         beside = cells.at(np.array([row]), np.array([column]))[:, 0]
@@ -507,6 +526,7 @@ def castle_blobs(
                 body,
                 float(table.share(beside, places[[at]])[0]),
                 typical,
+                spread,
             )
         )
     return out

@@ -420,8 +420,18 @@ class VisionConfig:
     # at 0.558 read white). Black is left at 0.34: the middle of the fit seeds' gap, 0.28, would
     # take a black castle of hard seeds 0-40 at 0.284 for grey (three grey castles of 100-299 at
     # 0.291-0.330 read black).
+    # Session 11 (hard seeds 100-299, every thick blob measured by a throw-away wrapper):
+    # black bodies up to 0.269, grey from 0.305 (seeds 116, 240 and 147 at 0.305, 0.319 and
+    # 0.323 read black). Under black_castle_sure (the middle of that gap) a castle is black;
+    # from there to black_castle_share grey only if its whole blob (lit top, shaded side and
+    # own shadow: a black castle's lit edges are thin, a grey castle's top is not) is light
+    # too, its median share half corrected as the body's at least grey_castle_whole: black
+    # castles' whole blobs up to 0.314 (but one merged with its neighbour, 3.2 tops, 0.45 at
+    # a body of 0.23), greys' from 0.340 (the three above 0.341-0.361); the middle.
     castle_core: float = 0.2
     black_castle_share: float = 0.34
+    black_castle_sure: float = 0.287
+    grey_castle_whole: float = 0.327
     white_castle_share: float = 0.567
     # On a tile, a pixel this much darker than the print round it is darker than a shadow
     # gets: hueless enough to be a black castle's whatever its hue.
@@ -505,6 +515,14 @@ class VisionConfig:
     die_saturation_floor: float = 0.05
     die_fit_max: float = 9.0
     die_fit_margin: float = 0.5
+    # Between the crown and the yellow spot (the two nearest faces) only the colourfulness
+    # tells (die_faces.crown_or_yellow): under the first bound a crown, over the second a
+    # yellow, between them unread. Hard seeds 100-299 (session 11, the benchmark's dice, both
+    # frames of a seed): crowns' symbols -0.15-0.28 and one blurred to 0.40 (seed 217: read
+    # yellow by the hue and colourfulness score), yellows' from 0.75; their hues 152-168 and
+    # 156-173. The score had left crowns at 0.24 and 0.28 unread (hue 168 and 162: seeds 159,
+    # 121). The upper bound stays under a yellow blended half with white (0.64).
+    die_crown_yellow: tuple[float, float] = (0.45, 0.6)
     # Carolus court cards: the printed colour dot at the start of each row (mm), not read.
     court_dot_mm: float = 8.0
     # A court row's cubes are counted from how far their colour runs along the row

@@ -64,6 +64,20 @@ def face_of(ratio: Sequence[float], config: VisionConfig) -> tuple[str | None, s
     best, second = sorted(fits, key=fits.__getitem__)[:2]
     if fits[best] > config.die_fit_max:
         return None, f"its symbol is no die colour (nearest {best})"
+    if {best, second} == {"crown", "yellow"}:
+        return crown_or_yellow(saturation, config)
     if fits[second] - fits[best] < config.die_fit_margin:
         return None, f"its symbol could be {best} or {second}"
     return best, ""
+
+
+def crown_or_yellow(saturation: float, config: VisionConfig) -> tuple[str | None, str]:
+    """The crown or the yellow spot, by colourfulness per darkening alone: their hues are
+    nearly one (9 degrees apart, and each spreads over 15 on the hard set), the crown is far
+    darker for its colour. Between the two bounds the die is left unread."""
+    crown_below, yellow_above = config.die_crown_yellow
+    if saturation < crown_below:
+        return "crown", ""
+    if saturation > yellow_above:
+        return "yellow", ""
+    return None, "its symbol could be crown or yellow"

@@ -63,7 +63,7 @@ def test_castle_colours_hold_under_glare_and_a_dimmer_exposure() -> None:
         assert reader.read(lit).castles.get(piece["area"]) == piece["colour"], piece["area"]
 
 
-@pytest.mark.parametrize("seed", [3, 8, 35, 128, 213, 153, 141, 243])
+@pytest.mark.parametrize("seed", [3, 8, 35, 128, 213, 153, 141, 243, 116, 240])
 def test_hard_frames_show_each_castle_in_its_colour_and_no_other(seed: int) -> None:
     """Seed 3: a white castle in dim light, and the shadow of Charlemagne on a tile (dark and
     nearly hueless, but of the tile's hue); seed 8: black castles under glare; seed 35: a
@@ -73,7 +73,8 @@ def test_hard_frames_show_each_castle_in_its_colour_and_no_other(seed: int) -> N
     edge, its top seen over the mat (Geometry.castle_reach); seed 141: a white castle on a
     tile whose marker's paper is clipped in the green channel (VisionConfig.
     castle_paper_clipped); seed 243: a grey castle at 0.558, the lightest grey of hard seeds
-    100-299 (white_castle_share)."""
+    100-299 (white_castle_share); seeds 116 and 240: grey castles whose bodies are as dark as
+    0.305 and 0.319, their whole blobs lighter (black_castle_sure, grey_castle_whole)."""
     layout = load_layout("carolus-magnus")
     setup, position = POSITIONS["carolus-magnus"](seed)
     image, truth = render(position, layout, seed=seed, conditions=HARD)
@@ -291,7 +292,7 @@ def test_the_castles_fit_report_spans_each_colour_and_lists_what_is_read_wrong()
     from companion.vision.castles import CastleBlob
 
     def blob(thick: float, body: float) -> CastleBlob:
-        return CastleBlob("t01", (0.0, 0.0), 1.5, thick, body, 0.8, 0.8)
+        return CastleBlob("t01", (0.0, 0.0), 1.5, thick, body, 0.8, 0.8, body + 0.05)
 
     seen = [
         Seen(100, "t01", "white", (blob(0.6, 0.8), blob(0.2, 0.3)), "white"),
@@ -307,7 +308,7 @@ def test_the_castles_fit_report_spans_each_colour_and_lists_what_is_read_wrong()
     assert lines[1].startswith("  grey: 1 tiles; thickest blob 0.000-0.000;")
     assert lines[3].startswith("  no castle: 1 tiles; thickest blob 0.300-0.300;")
     assert lines[4:] == [
-        "  seed 101 t01: white read grey (thick 0.500 light 0.450 area 1.50)",
+        "  seed 101 t01: white read grey (thick 0.500 light 0.450 whole 0.500 area 1.50)",
         "  seed 102 t02: grey read None (no blob)",
     ]
 
@@ -388,3 +389,24 @@ def test_the_errors_listing_names_a_set_up_frame_it_cannot_calibrate(
     out = capsys.readouterr().out
     assert "carolus-magnus 221 NOT CALIBRATED: board markers not found" in out
     assert "1 set-up frames not calibrated" in out
+
+
+def test_a_castle_between_black_and_grey_is_grey_only_if_its_whole_blob_is_light_too() -> None:
+    """Under black_castle_sure a castle is black, from black_castle_share grey; between them
+    its whole blob (lit top, shaded side, own shadow) must be light too: a grey castle's
+    body darkened by its side and shadow (hard seeds 116, 147, 240) against a black castle
+    lifted by glare, whose lit edges are thin (hard seed 8's at 0.28)."""
+    from companion.vision.castles import CastleBlob
+
+    config = DEFAULT_CONFIG
+
+    def colour(body: float, whole: float) -> str:
+        return CastleBlob("t01", (0.0, 0.0), 1.5, 0.6, body, 0.8, 0.8, whole).colour(config)
+
+    low, high = config.black_castle_sure, config.black_castle_share
+    middle = (low + high) / 2
+    assert colour(low - 0.01, 0.5) == "black"
+    assert colour(middle, config.grey_castle_whole + 0.01) == "grey"
+    assert colour(middle, config.grey_castle_whole - 0.01) == "black"
+    assert colour(high, 0.0) == "grey"
+    assert colour(config.white_castle_share, 0.0) == "white"

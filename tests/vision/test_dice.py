@@ -250,3 +250,30 @@ def test_the_faces_hue_and_colourfulness_are_worked_out_once_per_floor() -> None
         ]
         assert list(_faces(floor)) == want
     assert _faces(0.02) is _faces(0.02)
+
+
+@pytest.mark.parametrize(
+    ("seed", "ratio"),
+    [
+        (121, [0.3732, 0.8414, 0.9278]),  # hue 162: was "could be crown or yellow"
+        (159, [0.3931, 0.8634, 0.8888]),  # hue 168: the same
+        (217, [0.2505, 0.8434, 0.9261]),  # colourfulness 0.40 (blurred): was read yellow
+    ],
+)
+def test_a_crown_turned_towards_the_yellow_hue_is_a_crown(seed: int, ratio: list[float]) -> None:
+    """The crowns' symbols of hard seeds 121, 159 and 217 (benchmark dice, as measured there:
+    B, G, R over the die's white): their hues are the yellow's, but they are far darker for
+    their colour than a yellow spot (die_faces.crown_or_yellow)."""
+    assert face_of(ratio, DEFAULT_CONFIG) == ("crown", ""), seed
+
+
+def test_between_the_crown_and_the_yellow_only_colourfulness_counts() -> None:
+    """A hue from the crown's to past the yellow's does not move a die across: under the
+    first bound a crown, over the second a yellow, between unread."""
+    from companion.vision.die_faces import crown_or_yellow
+
+    low, high = DEFAULT_CONFIG.die_crown_yellow
+    assert crown_or_yellow(low - 0.01, DEFAULT_CONFIG) == ("crown", "")
+    assert crown_or_yellow(high + 0.01, DEFAULT_CONFIG) == ("yellow", "")
+    face, why = crown_or_yellow((low + high) / 2, DEFAULT_CONFIG)
+    assert face is None and "crown or yellow" in why
