@@ -8,6 +8,7 @@ the homography estimated again.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,6 +22,7 @@ from companion.vision import homography as hg
 from companion.vision.camera_model import estimate_lens
 from companion.vision.colour import (
     L_WEIGHT,
+    NEUTRAL_CHROMA,
     ColourModel,
     Lab,
     lab_distance,
@@ -298,7 +300,7 @@ def uncalibrated(
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
     pieces = nominal_model(piece_colours(layout.game))
     mask = board_mask(lab.shape[:2], h, layout, detected, lens)
-    bg = board_colours(lab, mask, pieces.pieces)
+    bg = board_colours(lab, mask, pieces.pieces, print_share=config.board_print_share)
     model = ColourModel(pieces.pieces, bg, config.reject_distance, config.background_distance)
     made = _make(image, layout, h, detected, model, lens, ())
     return replace(made, board_print=_print_of(lab, mask, bg, made, layout, config))
@@ -398,11 +400,14 @@ def board_colours(
     clusters: int = 16,
     min_share: float = 0.004,
     piece_distance: float = DEFAULT_CONFIG.reject_distance,
+    print_share: float = DEFAULT_CONFIG.board_print_share,
 ) -> tuple[Lab, ...]:
     """The board's own colours: the main colour clusters of the board that are no piece colour.
 
     The board's print, its sea, its frame, its shaded parts: whatever most of the board looks
-    like. Pieces cover little of it, and clusters near a piece colour are left out.
+    like. Pieces cover little of it, and clusters near a piece colour are left out, unless they
+    hold more of the board (``print_share``) than a coloured piece's set-up could: print that
+    light (a dark frame's sea) or glare brought near a piece colour.
     """
     pixels = lab[mask > 0].astype(np.float32)
     if pixels.shape[0] < clusters:
@@ -421,10 +426,14 @@ def board_colours(
         if part < min_share:
             continue
         lab_c = (float(centre[0] / L_WEIGHT), float(centre[1]), float(centre[2]))
-        near_piece = any(
-            lab_distance(lab_c, ref) < piece_distance for group in pieces.values() for ref in group
-        )
-        if not near_piece:
+        near = [
+            ref
+            for group in pieces.values()
+            for ref in group
+            if lab_distance(lab_c, ref) < piece_distance
+        ]
+        coloured = all(math.hypot(ref[1] - 128.0, ref[2] - 128.0) >= NEUTRAL_CHROMA for ref in near)
+        if not near or (coloured and part >= print_share):
             refs.append(lab_c)
     return tuple(refs)
 
@@ -514,7 +523,13 @@ def calibrate(
     # them (a cluster of shaded cubes must not become "board").
     detected = {i: np.array(c) for i, c in base.markers.items()}
     mask = board_mask(lab.shape[:2], h, layout, detected, lens)
-    bg = board_colours(lab, mask, pieces, piece_distance=config.reject_distance * 0.8)
+    bg = board_colours(
+        lab,
+        mask,
+        pieces,
+        piece_distance=config.reject_distance * 0.8,
+        print_share=config.board_print_share,
+    )
     model = ColourModel(pieces, bg, config.reject_distance, config.background_distance)
     made = replace(
         _make(image, layout, h, detected, model, lens, tuple(sorted(refs))),

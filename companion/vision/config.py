@@ -57,6 +57,15 @@ class VisionConfig:
     # Colour fringes (fringe.py): a pixel of one piece colour this close (working pixels) to
     # another piece colour may be that piece's blurred edge.
     fringe_px: int = 2
+    # A cluster of the board's colours (calibration.board_colours) this big a share of the
+    # board is its print even where it lies near a coloured piece's colour: a colour's pieces
+    # in a set-up (El Grande: two caballeros, a grande and a court's cubes; Carolus: a cube or
+    # three) cover ~0.5 % of it. Print nearer a piece colour than the reject distance was
+    # dropped as "a piece", and a dark frame's sea then read as blue cubes (hard El Grande seed
+    # 205: 47 cubes in five regions, the sea at 24 from the set-up's blue). Piece clusters on
+    # hard seeds 100-219 of both games: up to 0.0065; print near a piece colour: 0.012-0.23.
+    # Not black's: dark print lines lie near it everywhere, and black is read by darkness.
+    board_print_share: float = 0.01
     # Lab distance within which a pixel counts as board background (see ColourModel).
     background_distance: float = 22.0
     # Pixels per cube below this share of a footprint are specks (noise, a cube's shadow edge).

@@ -310,3 +310,20 @@ def test_a_lost_corner_marker_under_a_wide_lens_keeps_the_board_in_place() -> No
         reserves
         and {a: {k: v for k, v in obs.counts.get(a, {}).items() if v} for a in reserves} == reserves
     )
+
+
+def test_a_dark_frames_sea_is_board_print_not_blue_cubes() -> None:
+    """Hard El Grande seed 205: in its dim light the sea's print lies 24 from the set-up's blue
+    (Lab), within the distance at which the board's colours were dropped as a piece's, and the
+    sea read as 47 blue cubes in five regions. A cluster holding 6 % of the board is print
+    (VisionConfig.board_print_share): every region's blue count right, none without it."""
+    layout = load_layout("el-grande")
+    setup, position = POSITIONS["el-grande"](205)
+    image, truth = render(position, layout, seed=205, conditions=HARD)
+    setup_image, _ = render(setup, layout, seed=205, conditions=HARD)
+    want = {area: counts.get("blue", 0) for area, counts in truth["counts"].items()}
+    for share, right in ((DEFAULT_CONFIG.board_print_share, True), (1.0, False)):
+        config = replace(DEFAULT_CONFIG, board_print_share=share)
+        obs = Reader(calibrate(setup_image, layout, setup, config=config), layout).read(image)
+        got = {area: obs.count(area, "blue") for area in want}
+        assert (got == want) is right, (share, got, want)

@@ -1086,3 +1086,29 @@ def test_a_glared_cubes_whole_top_is_its_colour_but_a_vivid_cubes_halo_is_not() 
     assert (model.classify_bgr(bgr)[4:12, 4:12] == UNKNOWN).all()
     faint = model.classify_packed(pack_bgr(bgr), faint=True)
     assert (faint[4:12, 4:12] == FAINT | code).all()
+
+
+def test_a_big_cluster_of_print_near_a_piece_colour_is_the_boards() -> None:
+    """calibration.board_colours: a colour holding 10 % of the board is print even 24 from a
+    piece's blue (a dark frame's sea); a small patch at the blue itself (a cube) is no board
+    colour, and neither is dark print near black however much of it there is."""
+    from companion.vision.calibration import board_colours
+    from companion.vision.colour import lab_distance
+
+    lab = np.full((200, 200, 3), (180, 128, 140), np.uint8)  # beige print
+    lab[:20] = (127, 127, 110)  # the sea: 10 %
+    lab[20:40] = (40, 130, 130)  # dark print lines: 10 %, near black
+    lab[100:103, 100:103] = (87, 133, 98)  # a blue cube's few pixels
+    pieces = {"blue": ((87.0, 133.0, 98.0),), "black": ((35.0, 128.0, 128.0),)}
+    mask = np.full((200, 200), 255, np.uint8)
+    refs = board_colours(lab, mask, pieces, piece_distance=30.4)
+
+    def near(colour: tuple[float, float, float]) -> bool:
+        return any(lab_distance(ref, colour) < 5 for ref in refs)
+
+    assert near((127, 127, 110)) and near((180, 128, 140))
+    assert not near((40, 130, 130)) and not near((87, 133, 98))
+    assert not any(
+        lab_distance(ref, (127, 127, 110)) < 5
+        for ref in board_colours(lab, mask, pieces, piece_distance=30.4, print_share=0.2)
+    )
