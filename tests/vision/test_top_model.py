@@ -115,6 +115,16 @@ def test_a_model_file_that_is_not_one_says_so(tmp_path: Path) -> None:
         top_model.load(_write(tmp_path / "list.json", []))
 
 
+def _hard_carolus(seed: int, area: str, colour: str) -> tuple[Reader, Any, int]:
+    """A hard Carolus seed's reader (calibrated on its set-up), its game frame and the truth's
+    count of ``colour`` in ``area``."""
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](seed)
+    reader = Reader(calibrated(layout, setup, seed, HARD), layout)
+    image, truth = render(position, layout, seed=seed, conditions=HARD)
+    return reader, image, int(truth["counts"][area][colour])
+
+
 @pytest.mark.parametrize(
     ("seed", "area", "colour", "rules"),
     [
@@ -128,11 +138,7 @@ def test_hard_carolus_tops_the_rules_miscount_read_right_with_the_model(
     # Hard Carolus bench seeds (vision_errors hard carolus-magnus): the Reader counts
     # Carolus's tops with the fitted model; without it (top_cubes' rules) these counts were
     # wrong.
-    layout = load_layout("carolus-magnus")
-    setup, position = POSITIONS["carolus-magnus"](seed)
-    reader = Reader(calibrated(layout, setup, seed, HARD), layout)
-    image, truth = render(position, layout, seed=seed, conditions=HARD)
-    want = truth["counts"][area][colour]
+    reader, image, want = _hard_carolus(seed, area, colour)
     assert reader.read(image).count(area, colour) == want
     reader._top_model = None  # the rules alone
     assert reader.read(image).count(area, colour) == rules != want
@@ -152,11 +158,7 @@ def test_hard_carolus_tops_whose_peaks_outnumber_their_cells(
     # covers one cell fewer than its cubes, and shows a bright centre per cube
     # (cubes.top_peaks); the model reads the peaks beyond the cells. Every top one peak:
     # one cube short, as the model without peaks read them.
-    layout = load_layout("carolus-magnus")
-    setup, position = POSITIONS["carolus-magnus"](seed)
-    reader = Reader(calibrated(layout, setup, seed, HARD), layout)
-    image, truth = render(position, layout, seed=seed, conditions=HARD)
-    want = truth["counts"][area][colour]
+    reader, image, want = _hard_carolus(seed, area, colour)
     assert reader.read(image).count(area, colour) == want
     monkeypatch.setattr(cubes, "top_peaks", lambda *args: 1)
     assert reader.read(image).count(area, colour) == want - 1
