@@ -8,7 +8,6 @@ the homography estimated again.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,9 +21,9 @@ from companion.vision import homography as hg
 from companion.vision.camera_model import estimate_lens
 from companion.vision.colour import (
     L_WEIGHT,
-    NEUTRAL_CHROMA,
     ColourModel,
     Lab,
+    is_neutral,
     lab_distance,
     nominal_model,
     sample_lab,
@@ -432,7 +431,7 @@ def board_colours(
             for ref in group
             if lab_distance(lab_c, ref) < piece_distance
         ]
-        coloured = all(math.hypot(ref[1] - 128.0, ref[2] - 128.0) >= NEUTRAL_CHROMA for ref in near)
+        coloured = not any(is_neutral(ref) for ref in near)
         if not near or (coloured and part >= print_share):
             refs.append(lab_c)
     return tuple(refs)

@@ -501,17 +501,17 @@ def castle_blobs(
         # The body: the middle of the blob's thickest part.
         ys, xs = nonzero(dist >= _core_depth(dist, config.castle_core * width))
         core = (ys + y) * bw + (xs + x)
-        if not whole and not np.take(view.exact, core).all():
+        ys, xs = nonzero(blob)
+        every = (ys + y) * bw + (xs + x)
+        # (The core lies inside the blob: where the whole blob's Lab is exact, so is the core's.)
+        if not whole and not np.take(view.exact, every).all():
             # A hole filled off the tiles (between them, or at the box's edge): rare.
             lightness = view.lab(box, every=True).reshape(-1, 3)[:, 0]
             whole = True
-        body = float(median_columns(table.share(lightness[core], places[core])[:, None])[0])
-        ys, xs = nonzero(blob)
-        every = (ys + y) * bw + (xs + x)
-        if not whole and not np.take(view.exact, every).all():
-            lightness = view.lab(box, every=True).reshape(-1, 3)[:, 0]
-            whole = True
-        spread = float(median_columns(table.share(lightness[every], places[every])[:, None])[0])
+        body, spread = (
+            float(median_columns(table.share(lightness[part], places[part])[:, None])[0])
+            for part in (core, every)
+        )
         row, column = min(int(cy), bh - 1), min(int(cx), bw - 1)
         at = row * bw + column
         beside = cells.at(np.array([row]), np.array([column]))[:, 0]

@@ -16,6 +16,7 @@ the same, without converting the whole frame to Lab.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -71,6 +72,12 @@ def unpack_bgr(packed: U8Image) -> U8Image:
     bytes_ = np.ascontiguousarray(packed, "<u4").view(np.uint8).reshape(*packed.shape, 4)
     out: U8Image = np.ascontiguousarray(bytes_[..., :3])
     return out
+
+
+def is_neutral(lab: Lab) -> bool:
+    """Whether a reference colour has no hue to go by (black, white, grey: chroma under
+    NEUTRAL_CHROMA)."""
+    return math.hypot(lab[1] - 128.0, lab[2] - 128.0) < NEUTRAL_CHROMA
 
 
 def lab_distance(a: Lab, b: Lab) -> float:
@@ -175,7 +182,7 @@ class ColourModel:
             (index + 1, ref)
             for index, refs in enumerate(self.pieces.values())
             for ref in refs
-            if float(np.hypot(ref[1] - 128.0, ref[2] - 128.0)) >= NEUTRAL_CHROMA
+            if not is_neutral(ref)
         ]
         codes = np.array(sorted({code for code, _ in chromatic}), np.uint8)
         which = np.isin(labels, codes)
