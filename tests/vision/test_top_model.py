@@ -164,6 +164,45 @@ def test_hard_carolus_tops_whose_peaks_outnumber_their_cells(
     assert reader.read(image).count(area, colour) == want - 1
 
 
+def test_a_tops_bright_centres_are_counted_only_where_they_change_its_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hard Carolus seed 129 (a fit seed): the top model's counts with the bright centres
+    counted only when asked (cubes.TopPeaks) are those with every top's counted first, and
+    they are counted for few of the tops that have them."""
+    reader, image, _ = _hard_carolus(129, "t04", "red")
+    calls: list[tuple[list[cubes.Patch], float, Any, dict[str, Any]]] = []
+    original = cubes.count_patches
+
+    def spy(patches: list[cubes.Patch], factor: float, config: Any, **kw: Any) -> Any:
+        calls.append((patches, factor, config, kw))
+        return original(patches, factor, config, **kw)
+
+    monkeypatch.setattr("companion.vision.pipeline.count_patches", spy)
+    reader.read(image)
+    counted = 0
+    real_peaks = cubes.top_peaks
+
+    def counting(*args: Any) -> int:
+        nonlocal counted
+        counted += 1
+        return real_peaks(*args)
+
+    monkeypatch.setattr(cubes, "top_peaks", counting)
+    probed = 0
+    for patches, factor, config, kw in calls:
+        if kw.get("model") is None or kw.get("black"):
+            continue
+        probed += sum(t.probe > 0 for p in patches for t in p.tops)
+        every = [p.with_peaks() for p in patches]
+        assert all(t.probe == 0 and t.peaks > 0 for p in every for t in p.tops)
+        asked = [b.cubes for b in original(patches, factor, config, **kw)]
+        assert asked == [b.cubes for b in original(every, factor, config, **kw)]
+    assert probed > 50
+    # (with_peaks counted every probed top once; the read's counts asked for a few more.)
+    assert probed < counted < 1.2 * probed
+
+
 def test_the_fit_learns_counts_from_a_measure_and_is_the_same_each_time() -> None:
     """benchmarks.train_top_model's fit on made-up tops whose count is their rounded area, a
     third of them court-row tops known only as 'at most': the counts come back, twice alike."""
