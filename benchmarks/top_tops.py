@@ -111,7 +111,7 @@ def seed_patches(game: str, seed: int) -> list[Labelled]:
                         game,
                         seed,
                         colour,
-                        p.with_peaks(),  # (the fit reads every top's bright centres)
+                        p.measured(),  # (the fit reads every top's measures)
                         factor,
                         bool(kw.get("black")),
                         bool(kw.get("clusters")),

@@ -87,35 +87,46 @@ class Top(NamedTuple):
     outline: float = 0.0  # its outline's length, pixels (0: not measured, a lone cube's top)
     staggered: int = 0  # cells covered on two across, when judged so (see top_shape)
     peaks: int = 0  # its bright centres (see top_peaks; 0: not measured)
-    # Its number among the tops a TopPeaks can count the bright centres of when asked (0:
-    # none; see TopPeaks): the count is made only where it would change the top's reading.
+    # Its number among the tops of its PackedTops (0: none): those whose bright centres or
+    # outline are measured only when asked, where they would change the top's reading.
     probe: int = 0
 
 
 @dataclass(frozen=True)
-class TopPeaks:
-    """The tops of one measure_planes call packed with their lightness, so that a top's bright
-    centres (top_peaks) are counted only when asked: Carolus's top model reads them only where
-    they would change its count, ~2 % of a read's tops (hard seeds 100-129: 56 of 3121), and
-    counting them all cost ~3 ms of a 720p read. A top's ``probe`` is its number here."""
+class PackedTops:
+    """The tops of one measure_planes call packed (with their lightness when their bright
+    centres are wanted), so that a top's bright centres (top_peaks) and outline
+    (outline_length) are measured only when asked. Carolus's top model reads the peaks only
+    where they would change its count, ~2 % of a read's tops (hard seeds 100-129: 56 of
+    3121), and counting them all cost ~3 ms of a 720p read; El Grande's clusters read the
+    outline only of tops of two cubes' area or more. A top's ``probe`` is its number here."""
 
     parts: I32Image  # the tops' labels, packed (see _tops)
-    shade: F32Image  # their pixels' lightness there
+    shade: F32Image | None  # their pixels' lightness there (None: no peaks wanted)
+    outlines: bool  # whether their outlines are wanted
     boxes: npt.NDArray[Any]  # rows y0, y1, x0, x1 (inclusive) by probe - 1
     sides: npt.NDArray[Any]  # a cube's side at each, pixels
     config: VisionConfig
 
-    def count(self, top: Top) -> int:
+    def _part(self, top: Top) -> tuple[U8Image, tuple[slice, slice]]:
+        y0, y1, x0, x1 = self.boxes[top.probe - 1].tolist()
+        box = (slice(y0, y1 + 1), slice(x0, x1 + 1))
+        return (self.parts[box] == top.probe).view(np.uint8), box
+
+    def peaks(self, top: Top) -> int:
         """The top's bright centres: as measured (or set: 1 for a top too small to have its
         shape measured, 0 for a black one) if it was, else counted now."""
-        if top.peaks or not top.probe:
+        if top.peaks or not top.probe or self.shade is None:
             return top.peaks
-        j = top.probe - 1
-        y0, y1, x0, x1 = self.boxes[j].tolist()
-        part = (self.parts[y0 : y1 + 1, x0 : x1 + 1] == top.probe).view(np.uint8)
-        return top_peaks(
-            part, self.shade[y0 : y1 + 1, x0 : x1 + 1], float(self.sides[j]), self.config
-        )
+        part, box = self._part(top)
+        return top_peaks(part, self.shade[box], float(self.sides[top.probe - 1]), self.config)
+
+    def outline(self, top: Top) -> float:
+        """The top's outline's length: as measured if it was (0: a top too small to have its
+        shape measured, or black), else measured now."""
+        if top.outline or not top.probe or not self.outlines:
+            return top.outline
+        return outline_length(self._part(top)[0])
 
 
 @dataclass(frozen=True)
@@ -129,15 +140,18 @@ class Patch:
     side: float
     comp: U8Image  # the component's own pixels inside bbox
     tops: tuple[Top, ...] = ()
-    peaks: TopPeaks | None = None  # what counts its tops' bright centres when asked
+    packed: PackedTops | None = None  # what measures its tops' peaks and outlines when asked
 
-    def with_peaks(self) -> Patch:
-        """The patch with every top's bright centres counted (what a fit of the top model
-        reads: every top's measures, not only those the model's count turns on)."""
-        if self.peaks is None:
+    def measured(self) -> Patch:
+        """The patch with every top's bright centres and outline measured (what a fit of the
+        top model reads: every top's measures, not only those its count turns on)."""
+        packed = self.packed
+        if packed is None:
             return self
-        tops = tuple(t._replace(peaks=self.peaks.count(t), probe=0) for t in self.tops)
-        return replace(self, tops=tops, peaks=None)
+        tops = tuple(
+            t._replace(peaks=packed.peaks(t), outline=packed.outline(t), probe=0) for t in self.tops
+        )
+        return replace(self, tops=tops, packed=None)
 
 
 def measure(
@@ -213,7 +227,7 @@ def measure_planes(
     shift_x, shift_y = (wx - px)[first], (wy - py)[first]
     counted = count.astype(np.float64)
     tops: list[list[Top]] = [[] for _ in range(n - 1)]
-    probes = None
+    packed_tops = None
     if lightness is not None:
         light = np.ascontiguousarray(lightness).ravel()[local]
         own = raw.ravel()[at] > 0 if raw is not None else np.ones(at.size, bool)
@@ -229,7 +243,7 @@ def measure_planes(
                 depth[mine] = inside.ravel()[local[mine]]
         boxes = (left, py[first], right - left + 1, py[last] - py[first] + 1)
         dark = np.isin(plane[first], dark_planes)
-        counted, tops, probes = _tops(
+        counted, tops, packed_tops = _tops(
             comps,
             at,
             (py, px),
@@ -271,7 +285,9 @@ def measure_planes(
         dx, dy = dxs[i], dys[i]
         box = (x0 + dx, y0 + dy, x1 - x0 + 1, y1 - y0 + 1)
         its = tuple(tops[i])
-        patch = Patch(float(areas[i]), (xs[i], ys[i]), box, fps[i], sides[i], part, its, probes)
+        patch = Patch(
+            float(areas[i]), (xs[i], ys[i]), box, fps[i], sides[i], part, its, packed_tops
+        )
         out[on_plane[i]].append(patch)
     return out
 
@@ -301,15 +317,15 @@ def _tops(
     shift: tuple[npt.NDArray[Any], npt.NDArray[Any]] | None = None,
     depth: npt.NDArray[Any] | None = None,
     peaks: bool = False,
-) -> tuple[npt.NDArray[Any], list[list[Top]], TopPeaks | None]:
+) -> tuple[npt.NDArray[Any], list[list[Top]], PackedTops | None]:
     """Counted (top) pixels of each component and its bright tops (in the mask's own
     coordinates), each top a 4-connected patch of the top pixels. The pixels (``at``, raster
     order) with their lightness and whether each is the mask's (``own``); ``box``: each
     component's box (x, y, w, h); ``fp``/``side``: each component's cube top area and side;
     ``dark``: whether each component is black (its tops' small holes filled); ``shift``: each
     component's offset (x, y) from the mask to the image its tops' points are given in;
-    ``peaks``: whether the tops not black get their bright centres counted when asked (the
-    TopPeaks returned; see top_peaks)."""
+    ``outlines``/``peaks``: whether the tops not black get their outline's length and their
+    bright centres when asked (the PackedTops returned)."""
     m = comps.n
     comp = comps.label
     mine = comp[own]  # (gathered once: the histogram and the valued test both need it)
@@ -389,19 +405,17 @@ def _tops(
             # its filled holes; each box lies apart, so no other top's pixel is in it).
             part = (parts[y0 : int(y_hi[j]) + 1, x0 : int(x_hi[j]) + 1] == j + 1).view(np.uint8)
             length, width, cells, staggered = top_shape(part, sides[o], config)
-            if outlines and not dark_top:
-                outline = outline_length(part)
-            if bright:
-                bright, probe = 0, j + 1  # (counted when asked: see TopPeaks)
+            if (outlines or bright) and not dark_top:
+                bright, probe = 0, j + 1  # (measured when asked: see PackedTops)
         x, y = float(deepest_x[j]) + dxs[o], float(deepest_y[j]) + dys[o]
         tops[o].append(
             Top(area, depths[j], x, y, length, width, cells, outline, staggered, bright, probe)
         )
-    probes = None
-    if shade is not None:
+    packed_tops = None
+    if shade is not None or outlines:
         boxes = np.stack([y_lo, y_hi, x_lo, x_hi], axis=1)
-        probes = TopPeaks(parts, shade, boxes, side[owner], config)
-    return counted.astype(np.float64), tops, probes
+        packed_tops = PackedTops(parts, shade, outlines, boxes, side[owner], config)
+    return counted.astype(np.float64), tops, packed_tops
 
 
 def _fill_holes(
@@ -577,8 +591,8 @@ def count_patches(
         tops = [t for _, _, _, ws in kept for t in ws]
         units = [unit for _, unit, _, ws in kept for _ in ws]
         sides = [p.side for p, _, _, ws in kept for _ in ws]
-        probes = [p.peaks for p, _, _, ws in kept for _ in ws]
-        modelled = iter(_modelled(model, tops, units, sides, probes, per_cube))
+        packed = [p.packed for p, _, _, ws in kept for _ in ws]
+        modelled = iter(_modelled(model, tops, units, sides, packed, per_cube))
     blobs: list[Blob] = []
     for p, unit, estimate, whole in kept:
         cubes = max(1, round(estimate - 0.25))  # see the tops below: the bar for two is high
@@ -609,12 +623,12 @@ def _modelled(
     tops: list[Top],
     units: list[float],
     sides: list[float],
-    probes: list[TopPeaks | None],
+    packed: list[PackedTops | None],
     ragged: float,
 ) -> list[int]:
     """The model's count of each top. A top whose bright centres are not counted yet is
     scored as if they were not more than its cells and as if they were: only where the two
-    counts differ are they counted (see TopPeaks), and the top scored with them."""
+    counts differ are they counted (see PackedTops), and the top scored with them."""
     rows = features_many(tops, units, sides, ragged=ragged)
     out = model.predict_many(rows)
     unknown = [i for i, t in enumerate(tops) if t.probe and not t.peaks]
@@ -623,9 +637,9 @@ def _modelled(
     over = rows[unknown]
     over[:, FEATURES.index("peaks_over")] = 1.0
     for i, count in zip(unknown, model.predict_many(over), strict=True):
-        probe = probes[i]
-        if count != out[i] and probe is not None:
-            top = tops[i]._replace(peaks=probe.count(tops[i]))
+        where = packed[i]
+        if count != out[i] and where is not None:
+            top = tops[i]._replace(peaks=where.peaks(tops[i]))
             out[i] = model.predict_many(
                 features_many([top], [units[i]], [sides[i]], ragged=ragged)
             )[0]
@@ -663,6 +677,8 @@ def _top_count(
         shape = top_cubes(t, unit, config, 0.0, p.side, ragged=config.black_ragged_top_cubes)
         return max(shape, _black_row(t, p.side, config, alone))
     footprint = p.footprint if clusters else 0.0
+    if footprint > 0 and p.packed is not None and t.area >= config.top_grown_from * unit:
+        t = t._replace(outline=p.packed.outline(t))  # (only such tops' counts read it)
     return top_cubes(t, unit, config, footprint, p.side, ragged=ragged)
 
 

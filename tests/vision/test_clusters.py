@@ -64,7 +64,9 @@ def test_a_merged_top_grown_back_reads_its_cubes(band: float) -> None:
     block = [(80, 80, 45), (80 + d, 80 + d, 45), (80 + d, 80 - d, 45), (80 + 2 * d, 80, 45)]
     unit = unit_of(band)
     (patch,) = measure(*cluster(block, band)[:1], FOOTPRINT, SIDE, cluster(block, band)[1])
-    (top,) = patch.tops
+    assert patch.tops[0].outline == 0.0  # (measured when asked: cubes.PackedTops)
+    (top,) = patch.measured().tops
+    assert top.outline > 4 * SIDE
     assert round(top.area / unit) > 4
     assert round(grown_cubes(top, unit, FOOTPRINT)) == 4
 

@@ -168,7 +168,7 @@ def test_a_tops_bright_centres_are_counted_only_where_they_change_its_count(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Hard Carolus seed 129 (a fit seed): the top model's counts with the bright centres
-    counted only when asked (cubes.TopPeaks) are those with every top's counted first, and
+    counted only when asked (cubes.PackedTops) are those with every top's counted first, and
     they are counted for few of the tops that have them."""
     reader, image, _ = _hard_carolus(129, "t04", "red")
     calls: list[tuple[list[cubes.Patch], float, Any, dict[str, Any]]] = []
@@ -194,12 +194,12 @@ def test_a_tops_bright_centres_are_counted_only_where_they_change_its_count(
         if kw.get("model") is None or kw.get("black"):
             continue
         probed += sum(t.probe > 0 for p in patches for t in p.tops)
-        every = [p.with_peaks() for p in patches]
+        every = [p.measured() for p in patches]
         assert all(t.probe == 0 and t.peaks > 0 for p in every for t in p.tops)
         asked = [b.cubes for b in original(patches, factor, config, **kw)]
         assert asked == [b.cubes for b in original(every, factor, config, **kw)]
     assert probed > 50
-    # (with_peaks counted every probed top once; the read's counts asked for a few more.)
+    # (measured() counted every probed top once; the read's counts asked for a few more.)
     assert probed < counted < 1.2 * probed
 
 
