@@ -23,7 +23,12 @@ from companion.vision.dice_tray import NoTray, Tray, TrayZones, find_tray, tray_
 from companion.vision.die_faces import CAROLUS_FACES, face_of
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
-from companion.vision.local_print import median_columns, median_u8, quantile_of
+from companion.vision.local_print import (
+    high_quantile_of,
+    median_columns,
+    median_rows,
+    quantile_of,
+)
 from companion.vision.masks import components, nonzero, opened_by
 
 Image = npt.NDArray[Any]
@@ -72,6 +77,7 @@ def dice_in(tray: Tray | NoTray | None, config: VisionConfig) -> Dice:
 def _find_dice(
     crop: Image, tray: Image, side: float, config: VisionConfig, zones: TrayZones | None = None
 ) -> list[_Die]:
+    inner, search = zones if zones is not None else tray_zones(tray, side, config)
     bgr = crop.astype(np.float32)
     # Sensor noise is several grey levels on a symbol only ~10 px wide: smooth a little.
     sigma = config.die_smooth * side
@@ -80,8 +86,12 @@ def _find_dice(
     # (The mean of B, G and R as NumPy's mean over the last axis adds them, at a twentieth of
     # its cost.)
     grey = (bgr[..., 0] + bgr[..., 1] + bgr[..., 2]) / 3
-    body = die_pixels(bgr, grey, tray, side, config, zones).astype(np.uint8)
-    n, labels, stats, _ = components(body, connectivity=8)
+    box = _search_box(search, side, config)
+    body = _die_pixels_in(bgr, grey, tray, (inner, search), box, side, config)
+    # From here on only the search box: blobs and dice in its pixels, placed back in the crop.
+    x0, y0, x1, y1 = box
+    bgr, grey = bgr[y0:y1, x0:x1], grey[y0:y1, x0:x1]
+    n, labels, stats, _ = components(body.view(np.uint8), connectivity=8)
     out: list[_Die] = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
@@ -91,7 +101,7 @@ def _find_dice(
         for d in _read_blob(
             bgr[y : y + h, x : x + w], grey[y : y + h, x : x + w], comp, side, config
         ):
-            out.append(_Die(d.y + y, d.x + x, d.face, d.why))
+            out.append(_Die(d.y + (y + y0), d.x + (x + x0), d.face, d.why))
     return out
 
 
@@ -106,48 +116,119 @@ def die_pixels(
     """Where the dice are in a (smoothed) crop round the tray (``tray``: its surface, and
     ``zones`` made of it if known): True on each die's top, the lit sides in view and its
     symbols."""
-    inner, search = zones if zones is not None else tray_zones(tray, side, config)
+    zones = zones if zones is not None else tray_zones(tray, side, config)
+    x0, y0, x1, y1 = box = _search_box(zones[1], side, config)
+    out = np.zeros(tray.shape, bool)
+    out[y0:y1, x0:x1] = _die_pixels_in(bgr, grey, tray, zones, box, side, config)
+    return out
+
+
+def _thin(side: float, config: VisionConfig) -> int:
+    """The width (pixels) of the disc that opens thin print away from the die pixels."""
+    return max(2, round(config.die_min_width * side))
+
+
+def _search_box(search: Image, side: float, config: VisionConfig) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1) of the crop that die pixels are worked out in: the search
+    zone's, with room round it for the thin print's opening (which sees no die pixel outside
+    the zone) and a pixel more, so that the holes enclosed there are the crop's (the box's
+    edge is all outside the zone, joined to the crop's edge)."""
+    x, y, w, h = cv2.boundingRect(search.view(np.uint8))
+    pad = _thin(side, config) + 1
+    rows, cols = search.shape
+    return max(0, x - pad), max(0, y - pad), min(cols, x + w + pad), min(rows, y + h + pad)
+
+
+def _opened_in(image: Image, box: Image, where: tuple[int, int, int, int]) -> Image:
+    """The grey opening of ``image`` by the (odd) square ``box`` inside the box ``where`` (x0,
+    y0, x1, y1) only: the same values as cv2's opening of the whole image there, its dilation
+    made over ``where`` and the square's reach round it, not the whole image."""
+    x0, y0, x1, y1 = where
+    r = box.shape[0] // 2
+    rows, cols = image.shape
+    # (What the dilation sees of the erosion: cut at the image's edge as the whole one is.)
+    ex0, ey0, ex1, ey1 = max(0, x0 - r), max(0, y0 - r), min(cols, x1 + r), min(rows, y1 + r)
+    eroded = cv2.erode(image, box)[ey0:ey1, ex0:ex1]
+    opened: Image = cv2.dilate(eroded, box)[y0 - ey0 : y1 - ey0, x0 - ex0 : x1 - ex0]
+    return opened
+
+
+def _die_pixels_in(
+    bgr: Image,
+    grey: Image,
+    tray: Image,
+    zones: TrayZones,
+    where: tuple[int, int, int, int],
+    side: float,
+    config: VisionConfig,
+) -> Image:
+    """:func:`die_pixels` inside the search box ``where`` (x0, y0, x1, y1) of the crop."""
+    inner, search = zones
     # The level of the tray under each die (a lamp's glare or a cast shadow makes it uneven):
     # the grey with everything brighter and smaller than a couple of dice taken off; and that
     # of whatever lies round each pixel, the lighter board beside the tray included.
     k = max(3, round(config.die_background * side)) | 1
     box = np.ones((k, k), np.uint8)
     level = grey[inner][:, None]
-    own = np.where(tray, grey, float(median_columns(level)[0]) if level.size else math.nan)
-    rise = grey - cv2.morphologyEx(own, cv2.MORPH_OPEN, box)
-    local = grey - cv2.morphologyEx(grey, cv2.MORPH_OPEN, box)
-    top = float(quantile_of(rise[search], 0.999))
+    # (The tray's grey over a crop filled with its median: cv2.copyTo, as np.where's values.)
+    own = np.full_like(grey, float(median_columns(level)[0]) if level.size else math.nan)
+    cv2.copyTo(grey, tray.view(np.uint8), own)
+    x0, y0, x1, y1 = where
+    window = (slice(y0, y1), slice(x0, x1))
+    inner, search, grey_in = inner[window], search[window], grey[window]
+    rise = grey_in - _opened_in(own, box, where)
+    local = grey_in - _opened_in(grey, box, where)
+    top = float(high_quantile_of(rise[search], 0.999))
     if top < config.die_min_rise:
-        return np.zeros(tray.shape, bool)
-    lab8 = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8), cv2.COLOR_BGR2Lab)
-    ref = median_u8(_rows(lab8, inner)).astype(np.float32)
-    # (The 8-bit a and b less the float32 reference: float32, as of the whole Lab made float.)
-    chroma = np.hypot(lab8[..., 1] - ref[1], lab8[..., 2] - ref[2])
+        return np.zeros(search.shape, bool)
+    lab8 = cv2.cvtColor(np.clip(bgr[window], 0, 255).astype(np.uint8), cv2.COLOR_BGR2Lab)
+    ref = _tray_ab(lab8, inner)
+    # (The 8-bit a and b less the float32 reference: float32, as of the whole Lab made float.
+    # Its square against the bound's: each difference is a whole or half level, so the sum of
+    # squares is exact in float32 and the test is np.hypot's to the last bit, without a root.)
+    da, db = lab8[..., 1] - ref[0], lab8[..., 2] - ref[1]
+    spot = da * da + db * db >= np.float32(config.die_spot_chroma) ** 2
     # A die: well above the tray's level (its lit top and sides) and above the board's where
     # it stands out over the tray's edge, or its saturated spot (a blue spot can be as dark as
     # the tray).
     lit = (rise >= config.die_body_share * top) & (local >= config.die_board_share * top)
-    body = (lit | (chroma >= config.die_spot_chroma)) & search
+    body = (lit | spot) & search
     # A die's symbol may be as dark as the tray: the white round it encloses it.
     body = _fill_small_holes(body, config.die_hole * side * side)
     # A die is a whole die side across; thin bright lines (the tray's printed outline) are not.
-    thin = max(2, round(config.die_min_width * side))
+    thin = _thin(side, config)
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (thin, thin))
     opened: Image = opened_by(body.astype(np.uint8), disc)
     return opened > 0
 
 
+def _tray_ab(lab8: Image, inner: Image) -> Image:
+    """The tray's own colour, the median a and b (float32) of an 8-bit Lab image under
+    ``inner``: counted by OpenCV under the mask (the same counts as ``np.bincount`` of the
+    pixels gathered, without gathering them; lightness is not needed)."""
+    mask = inner.view(np.uint8)
+    counts = [cv2.calcHist([lab8], [c], mask, [256], [0, 256]).reshape(-1) for c in (1, 2)]
+    ab: Image = median_rows(np.stack(counts).astype(np.int64)).astype(np.float32)
+    return ab
+
+
 def _fill_small_holes(mask: Image, largest: float) -> Image:
     """The mask with its enclosed holes up to ``largest`` pixels filled (a die's symbol inside
     its white, not the tray inside its printed outline)."""
-    # (Areas by np.bincount: OpenCV's statistics cost twice the labelling and counting here.)
-    n, labels = cv2.connectedComponents((~mask).view(np.uint8), connectivity=4)
-    # A hole is enclosed: none of its pixels on the crop's edge.
-    edge = np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])
-    hole = np.bincount(labels.ravel(), minlength=n) <= largest
-    hole[edge] = False
-    hole[0] = False
-    filled: Image = mask | hole[labels]
+    # A hole is enclosed: none of its pixels on the crop's edge. What is not mask is flooded
+    # from a ring round the crop (joined to every part of it that reaches the edge); what the
+    # flood leaves is enclosed, a few small patches labelled alone. (Labelling everything not
+    # mask and counting each label's pixels cost five times as much.)
+    outside = cv2.copyMakeBorder((~mask).view(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=1)
+    cv2.floodFill(outside, None, (0, 0), 0)  # 4-connected, as the holes are
+    enclosed = outside[1:-1, 1:-1]
+    if not cv2.countNonZero(enclosed):
+        return mask
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(enclosed, connectivity=4)
+    holes: Image = enclosed.view(bool)
+    for i in np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] > largest) + 1:
+        holes = holes & (labels != i)
+    filled: Image = mask | holes
     return filled
 
 

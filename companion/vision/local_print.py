@@ -96,6 +96,35 @@ def print_cells(lab: Image, print_: Image, window: int, cells: int) -> PrintCell
     return PrintCells(smooth, found.view(np.uint8) * np.uint8(255), step)
 
 
+def high_quantile_of(values: Image, q: float, step: int = 8) -> Any:
+    """:func:`quantile_of` for ``q`` near 1 (a few values of many above it): the same number
+    to the last bit, partitioning only the values at or above a bound from every ``step``-th
+    value (a little below the quantile), all of it if fewer than the quantile needs are."""
+    n = values.size
+    below = max(0, math.floor((n - 1) * q))
+    if n >= 16 * step and below + 1 < n:
+        bound = quantile_of(values[::step], max(0.0, 1.0 - 2.0 * (1.0 - q) - 4.0 / n * step))
+        high = values[values >= bound]
+        # Every value left out is below every value kept: the kept ones' order from the top
+        # is the whole's, if the two order statistics the quantile takes are among them.
+        if high.size >= n - below:
+            return _quantile_at(high, (n - 1) * q - (n - high.size))
+    return quantile_of(values, q)
+
+
+def _quantile_at(values: Image, at: float) -> Any:
+    """Linear interpolation between the order statistics of ``values`` round ``at``."""
+    n = values.size
+    if at >= n - 1:
+        return np.max(values)
+    below = max(0, math.floor(at))
+    gamma = at - below
+    low, high = np.partition(values, (below, below + 1))[below : below + 2]
+    diff = high - low
+    # (NumPy's interpolation term for term: the weight a Python float, so the values' type.)
+    return high - diff * (1 - gamma) if gamma >= 0.5 else low + diff * gamma
+
+
 def median_u8(values: Image) -> FloatArray:
     """``np.median(values, axis=0)`` of 8-bit values (N x C, N > 0), from their counts: a
     tenth of the cost of sorting them."""
@@ -195,16 +224,7 @@ def quantile_of(values: Image, q: float) -> Any:
     float: the same number to the last bit (in the values' own type), from one partition
     without NumPy's checks and copies, which cost several times as much on a few hundred
     values."""
-    n = values.size
-    at = (n - 1) * q
-    if at >= n - 1:
-        return np.max(values)
-    below = max(0, math.floor(at))
-    gamma = at - below
-    low, high = np.partition(values, (below, below + 1))[below : below + 2]
-    diff = high - low
-    # (NumPy's interpolation term for term: the weight a Python float, so the values' type.)
-    return high - diff * (1 - gamma) if gamma >= 0.5 else low + diff * gamma
+    return _quantile_at(values, (values.size - 1) * q)
 
 
 def median_columns(values: Image) -> Image:

@@ -277,3 +277,71 @@ def test_between_the_crown_and_the_yellow_only_colourfulness_counts() -> None:
     assert crown_or_yellow(high + 0.01, DEFAULT_CONFIG) == ("yellow", "")
     face, why = crown_or_yellow((low + high) / 2, DEFAULT_CONFIG)
     assert face is None and "crown or yellow" in why
+
+
+def whole_crop_die_pixels(bgr: Any, grey: Any, tray: Any, side: float) -> Any:
+    """The die pixels as session 11 worked them out, over the whole crop (every step's
+    image the crop's): what the search box's must equal."""
+    from companion.vision.dice_tray import tray_zones
+    from companion.vision.local_print import median_columns, median_u8, quantile_of
+    from companion.vision.masks import opened_by
+
+    config = DEFAULT_CONFIG
+    inner, search = tray_zones(tray, side, config)
+    k = max(3, round(config.die_background * side)) | 1
+    box = np.ones((k, k), np.uint8)
+    own = np.where(tray, grey, float(median_columns(grey[inner][:, None])[0]))
+    rise = grey - cv2.morphologyEx(own, cv2.MORPH_OPEN, box)
+    local = grey - cv2.morphologyEx(grey, cv2.MORPH_OPEN, box)
+    top = float(quantile_of(rise[search], 0.999))
+    lab8 = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8), cv2.COLOR_BGR2Lab)
+    ref = median_u8(lab8[inner]).astype(np.float32)
+    chroma = np.hypot(lab8[..., 1] - ref[1], lab8[..., 2] - ref[2])
+    lit = (rise >= config.die_body_share * top) & (local >= config.die_board_share * top)
+    body = (lit | (chroma >= config.die_spot_chroma)) & search
+    n, labels = cv2.connectedComponents((~body).view(np.uint8), connectivity=4)
+    edge = np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])
+    hole = np.bincount(labels.ravel(), minlength=n) <= config.die_hole * side * side
+    hole[edge] = False
+    hole[0] = False
+    body = body | hole[labels]
+    thin = max(2, round(config.die_min_width * side))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (thin, thin))
+    return opened_by(body.astype(np.uint8), disc) > 0
+
+
+@pytest.mark.parametrize(("preset", "seed", "faces"), CASES)
+def test_the_die_pixels_of_the_search_box_are_the_whole_crops(
+    preset: str, seed: int, faces: tuple[str, ...]
+) -> None:
+    """The die pixels are worked out in the search zone's box only (the openings' dilation
+    there, holes by a flood from the crop's edge, the tray's a/b counted under its mask, the
+    rise's top quantile from the values above a sampled bound, the spot's chroma squared):
+    the same pixels as every step over the whole crop, on rendered trays; and on the tray
+    with a hole too big to be a symbol, cut by the crop's edge."""
+    from companion.vision.dice import die_pixels
+
+    image, _ = rendered(preset, seed, faces)
+    tray = find_tray(
+        image, build_geometry(uncalibrated(image, LAYOUT), LAYOUT), LAYOUT, DEFAULT_CONFIG
+    )
+    assert isinstance(tray, Tray)
+    bgr = tray.crop.astype(np.float32)
+    bgr = np.asarray(cv2.GaussianBlur(bgr, (0, 0), DEFAULT_CONFIG.die_smooth * tray.side))
+    grey = (bgr[..., 0] + bgr[..., 1] + bgr[..., 2]) / 3
+    want = whole_crop_die_pixels(bgr, grey, tray.mask, tray.side)
+    assert want.any()
+    assert np.array_equal(die_pixels(bgr, grey, tray.mask, tray.side, DEFAULT_CONFIG), want)
+    # A bright ring of a die's width round a dark patch bigger than a symbol (kept open),
+    # and the tray reaching the crop's left edge.
+    x, y = (int(v) for v in np.argwhere(tray.mask).mean(axis=0)[::-1])
+    r = round(tray.side * 1.2)
+    ringed = bgr.copy()
+    cv2.circle(ringed, (x, y), r, (250.0, 250.0, 250.0), max(2, round(tray.side * 0.6)))
+    x0 = x - 2 * r
+    cut = np.s_[:, x0:]
+    ringed, mask = np.ascontiguousarray(ringed[cut]), np.ascontiguousarray(tray.mask[cut])
+    grey = (ringed[..., 0] + ringed[..., 1] + ringed[..., 2]) / 3
+    want = whole_crop_die_pixels(ringed, grey, mask, tray.side)
+    assert mask[:, 0].any() and want[y, x - x0 + r] and not want[y, x - x0]
+    assert np.array_equal(die_pixels(ringed, grey, mask, tray.side, DEFAULT_CONFIG), want)

@@ -539,6 +539,24 @@ def test_quantiles_and_column_medians_of_floats_are_numpys() -> None:
                     assert got == np.quantile(column, q) and type(got) is dtype
 
 
+def test_a_high_quantile_from_the_values_above_a_sampled_bound_is_numpys() -> None:
+    """``high_quantile_of`` (the dice's 0.999 quantile of the rise) partitions only the values
+    at or above a bound from a sample: the same number as np.quantile, ties, few values above
+    the bound and too few values to sample included."""
+    from companion.vision.local_print import high_quantile_of
+
+    rng = np.random.default_rng(12)
+    for n in (1, 5, 127, 128, 129, 1000, 5003, 20000):
+        for dtype in (np.float32, np.float64):
+            spread = (rng.normal(size=n) * 40).astype(dtype)
+            few = np.round(spread / 30)  # a handful of distinct values: ties at the bound
+            top_heavy = np.where(rng.random(n) < 0.02, dtype(500), spread)  # many at the top
+            for values in (spread, few, top_heavy, np.sort(spread)):
+                for q in (0.5, 0.99, 0.999, 0.9999, 1.0):
+                    got = high_quantile_of(values, q)
+                    assert got == np.quantile(values, q) and type(got) is dtype
+
+
 @pytest.mark.parametrize("size", [3, 5, 9, 17, 23, 33, 45, 61])
 def test_an_ellipse_dilation_by_rectangles_is_opencvs(size: int) -> None:
     from companion.vision.masks import dilate_ellipse
