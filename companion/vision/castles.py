@@ -16,7 +16,9 @@ only on where the tiles lie (the tiles' pixels and places at the search's resolu
 marker's paper and ink samples, the boxes round each run of tile pixels that the Lab is made
 on) is worked out once per tile placement (:class:`TileView`); per frame, the tests are made
 one after the other on the pixels still in play, the first (nearly hueless before the cast is
-taken off) over the tiles' box in one OpenCV pass.
+taken off) over the tiles' box in one OpenCV pass. Castles too small to be read binned but
+wide enough to be seen on the bins (a 720p frame's) are found on the bins and decided on the
+pixels of a window round each candidate (:func:`_bins_then_pixels`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 import numpy.typing as npt
+from numpy.lib.stride_tricks import as_strided
 
 from companion.vision.colour import BACKGROUND, UNKNOWN
 from companion.vision.config import VisionConfig
@@ -87,6 +90,14 @@ class _Gathered:
     code: npt.NDArray[Any]
     code_row: npt.NDArray[Any]
 
+    def at_pitch(self, pitch: int, width: int) -> _Gathered:
+        """The samples as rows of an image ``width`` pixels wide stored ``pitch`` pixels a
+        row (see :func:`_pixel_rows`)."""
+        if pitch == width:
+            return self
+        band, code = (flat + (flat // width) * (pitch - width) for flat in (self.band, self.code))
+        return replace(self, band=band, code=code)
+
     @classmethod
     def of(cls, markers: Mapping[str, _Samples | None]) -> _Gathered:
         sampled = [(t, s) for t, s in markers.items() if s is not None]
@@ -131,13 +142,27 @@ class TileView:
     lab_boxes: tuple[tuple[int, int, int, int], ...]
     # The binned box's pixels (flat) whose (blurred) Lab those boxes give exactly.
     exact: Image
+    # The tiles binned 2x2, where castles are looked for when this view is unbinned but a
+    # castle stays VisionConfig.castle_where_bin_px wide on the bins (the candidates found
+    # there are decided on this view's pixels); None: looked for on this view.
+    coarse: TileView | None = None
 
     @classmethod
     def of(cls, geo: Geometry, layout: Layout, config: VisionConfig) -> TileView | None:
         """None when no tile is placed."""
         if geo.tile_mask is None:
             return None
-        step = 2 if castle_width(geo, layout) / 2 >= config.castle_bin_px else 1
+        binned = castle_width(geo, layout) / 2
+        if binned >= config.castle_bin_px:
+            return cls._at(geo, 2)
+        if binned >= config.castle_where_bin_px:
+            return replace(cls._at(geo, 1), coarse=cls._at(geo, 2))
+        return cls._at(geo, 1)
+
+    @classmethod
+    def _at(cls, geo: Geometry, step: int) -> TileView:
+        """The view binned ``step`` x ``step`` (geo.tile_mask set)."""
+        assert geo.tile_mask is not None
         w, h = geo.size
         bx, by, bw, bh = geo.tile_box
         # (Whole bins only: the box's corner on a bin's, its end within the image.)
@@ -265,9 +290,9 @@ def tile_lights(image: Image, view: TileView, config: VisionConfig) -> dict[str,
     or out of place (paper not clearly lighter than ink) gets the median light of the other
     tiles."""
     found: dict[str, TileLight] = {}
-    for tile, light in zip(
-        view.sampled.tiles, _marker_lights(image.reshape(-1, 3), view.sampled), strict=True
-    ):
+    pixels, pitch = _pixel_rows(image)
+    sampled = view.sampled.at_pitch(pitch, image.shape[1])
+    for tile, light in zip(sampled.tiles, _marker_lights(pixels, sampled), strict=True):
         if light.paper - light.ink >= config.marker_min_contrast:
             found[tile] = light
     if not found:
@@ -305,6 +330,21 @@ def _median(values: list[float]) -> float:
     if len(ranked) % 2:
         return ranked[half]
     return (ranked[half - 1] + ranked[half]) / 2
+
+
+def _pixel_rows(image: Image) -> tuple[Image, int]:
+    """An 8-bit BGR image's pixels as rows of 3 without a copy, and its row pitch in pixels:
+    pixel (y, x) is row y * pitch + x. (The working image is often a crop of the frame, whose
+    ``reshape`` copies all of it, several times what the markers' samples cost.)"""
+    h, w = image.shape[:2]
+    if image.flags.c_contiguous:
+        return image.reshape(-1, 3), w
+    row, column, channel = image.strides
+    if column != 3 or channel != 1 or row % 3:
+        return np.ascontiguousarray(image).reshape(-1, 3), w
+    pitch = row // 3
+    out: Image = as_strided(image, shape=((h - 1) * pitch + w, 3), strides=(3, 1), writeable=False)
+    return out, pitch
 
 
 def _marker_lights(pixels: Image, samples: _Gathered) -> list[TileLight]:
@@ -445,6 +485,10 @@ def castle_blobs(
     lights = tile_lights(image, view, config)
     if not lights:
         return []
+    table = _Table.of(geo, lights)
+    if view.coarse is not None:
+        coarse = view.coarse
+        return _bins_then_pixels(image, view, coarse, geo, place_at, layout, config, labels, table)
     step = view.bin
     width = castle_width(geo, layout) / step  # in the search's (binned) pixels
     bx, by, bw, bh = view.box
@@ -467,12 +511,11 @@ def castle_blobs(
     print_ = view.on_tile
     if pieces is not None:
         print_ = cv2.bitwise_and(print_, cv2.inRange(pieces, 0, 0))
-    table = _Table.of(geo, lights)
     window = round(config.castle_print_window * width)
     cells = print_cells(sub, print_, window, config.castle_print_cells)
-    where = hueless(sub, cells, view, table, config)
-    places = view.places.reshape(-1)
     typical = _median_share(cells, view, table)
+    reference = _mat_reference(sub, view, table)
+    where = hueless(sub, _around(cells, sub.shape[1]), view, table, config, reference)
     neutral: Image = np.zeros((bh, bw), np.uint8)
     neutral.reshape(-1)[where] = 1
     # Specks a pixel wide are opened away; not on the bins (4x4 pixels: the thin parts of a
@@ -482,53 +525,336 @@ def castle_blobs(
     if step == 1:
         mask = opened_by(neutral, np.ones((2, 2), np.uint8))
     mask = fill_small_holes(mask, config.castle_hole * width * width)
-    n, blobs, stats, centroids = components(mask, connectivity=8)
     lightness = sub.reshape(-1, 3)[:, 0]
-    whole = False  # whether ``lightness`` is of every pixel of the box
-    out: list[CastleBlob] = []
-    for i in range(1, n):
-        area = float(stats[i, cv2.CC_STAT_AREA]) / (width * width)
-        if area < config.castle_min_area:
-            continue  # the tile's printed name, a marker's white margin
-        x, y, w, h = (int(v) for v in stats[i, :4])
-        blob = blobs[y : y + h, x : x + w] == i
-        # (OpenCV's border: NumPy's pad costs as much as the transform on a blob's few pixels.)
-        edged = cv2.copyMakeBorder(blob.view(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-        dist = cv2.distanceTransform(edged, cv2.DIST_L2, 3)[1:-1, 1:-1]
-        cx, cy = float(centroids[i][0]), float(centroids[i][1])
-        # (A bin's centre in working pixels: the middle of the pixels it holds.)
-        u, v = view.box[0] + (cx + 0.5) * step - 0.5, view.box[1] + (cy + 0.5) * step - 0.5
-        # The body: the middle of the blob's thickest part.
-        ys, xs = nonzero(dist >= _core_depth(dist, config.castle_core * width))
-        core = (ys + y) * bw + (xs + x)
-        ys, xs = nonzero(blob)
-        every = (ys + y) * bw + (xs + x)
-        # (The core lies inside the blob: where the whole blob's Lab is exact, so is the core's.)
-        if not whole and not np.take(view.exact, every).all():
-            # A hole filled off the tiles (between them, or at the box's edge): rare.
-            lightness = view.lab(box, every=True).reshape(-1, 3)[:, 0]
-            whole = True
-        body, spread = (
-            float(median_columns(table.share(lightness[part], places[part])[:, None])[0])
-            for part in (core, every)
-        )
-        row, column = min(int(cy), bh - 1), min(int(cx), bw - 1)
-        at = row * bw + column
-        beside = cells.at(np.array([row]), np.array([column]))[:, 0]
-        # (A castle's top wholly over the mat: its tile is the one whose reach that is.)
-        code = int(places[at]) if view.over_mat.reshape(-1)[at] else 0
-        out.append(
-            CastleBlob(
-                geo.places[code - 1].id if code else place_at(u, v),
-                (u, v),
-                area,
-                float(dist.max()) / width,
-                body,
-                float(table.share(beside, places[[at]])[0]),
-                typical,
-                spread,
+
+    def every_lightness() -> Image:
+        # A hole filled off the tiles (between them, or at the box's edge): rare.
+        out: Image = view.lab(box, every=True).reshape(-1, 3)[:, 0]
+        return out
+
+    part = _Part(mask, lightness, view.exact, view, None, None, every_lightness)
+    found = _Found(image, view, cells, reference, table, typical, geo, place_at, config)
+    return found.measured(part, width)[0]
+
+
+def _around(cells: PrintCells, columns: int) -> Callable[[npt.NDArray[Any]], Image]:
+    """The print round pixels given by flat indices into an image ``columns`` wide, of the
+    same resolution and box as ``cells``."""
+
+    def at(where: npt.NDArray[Any]) -> Image:
+        row, column = np.divmod(where, columns)
+        return cells.at(row, column)
+
+    return at
+
+
+def _bins_then_pixels(
+    image: Image,
+    view: TileView,
+    coarse: TileView,
+    geo: Geometry,
+    place_at: _PlaceAt,
+    layout: Layout,
+    config: VisionConfig,
+    labels: Image | None,
+    table: _Table,
+) -> list[CastleBlob]:
+    """:func:`castle_blobs` found on the bins (``coarse``) and decided on the working image's
+    pixels (``view``) in a window round each candidate: the tests and the blobs of the search
+    on a quarter of the pixels, the blobs measured as an unbinned search measures them, with
+    its print round each pixel and its mat round each tile. (The print worked out on the bins'
+    own cells, or on the pixels' cells with each cell's mean BGR made Lab, is a grey level or
+    two lighter: a blob on hard seed 186 grew thicker than a castle.)"""
+    width = castle_width(geo, layout)  # in working pixels
+    bx, by, bw, bh = view.box
+    box = image[by : by + bh, bx : bx + bw]
+    print_ = view.on_tile
+    if labels is not None:
+        # The colour model's piece colours (cubes, Charlemagne) are left out of the print.
+        pieces = cv2.inRange(labels[by : by + bh, bx : bx + bw], BACKGROUND + 1, UNKNOWN - 1)
+        print_ = cv2.bitwise_and(print_, cv2.inRange(pieces, 0, 0))
+    lab = view.lab(box)
+    window = round(config.castle_print_window * width)
+    cells = print_cells(lab, print_, window, config.castle_print_cells)
+    typical = _median_share(cells, view, table)
+    reference = _mat_reference(lab, view, table)
+    # The bins: the blurred Lab's mean over each (every bin searched lies on the tiles or the
+    # mat, whose Lab is made; its box starts on an even pixel, the box's first or the one
+    # before).
+    cx, cy, cw, ch = coarse.box
+    ex, ey = cx - bx, cy - by
+    padded = cv2.copyMakeBorder(
+        lab,
+        -ey,
+        max(0, ch - (bh - ey)),
+        -ex,
+        max(0, cw - (bw - ex)),
+        cv2.BORDER_REPLICATE,
+    )
+    sub = cv2.resize(padded[:ch, :cw], (cw // 2, ch // 2), interpolation=cv2.INTER_AREA)
+    dy, dx = ey + 0.5, ex + 0.5  # a bin's middle in the unbinned box
+
+    def around(where: npt.NDArray[Any]) -> Image:
+        row, column = np.divmod(where, sub.shape[1])
+        return cells.at(row * 2 + dy, column * 2 + dx)
+
+    where = hueless(sub, around, coarse, table, config, reference)
+    neutral: Image = np.zeros(sub.shape[:2], np.uint8)
+    neutral.reshape(-1)[where] = 1
+    half = width / 2
+    mask = fill_small_holes(neutral, config.castle_hole * half * half)
+    found = _Found(image, view, cells, reference, table, typical, geo, place_at, config)
+    return found.decided(_candidates(mask, half, config), width, (ex, ey))
+
+
+def _candidates(mask: Image, width: float, config: VisionConfig) -> list[_Box]:
+    """The boxes (x0, y0, x1, y1, on ``mask``'s pixels) of its blobs at least
+    ``castle_candidate_area`` castle squares big (``width``: a castle's, in those pixels)."""
+    n, _, stats, _ = components(mask, connectivity=8)
+    big = np.flatnonzero(stats[:n, cv2.CC_STAT_AREA] >= config.castle_candidate_area * width**2)
+    return [(x, y, x + w, y + h) for x, y, w, h, _ in stats[big[big > 0]].tolist()]
+
+
+_Box = tuple[int, int, int, int]  # x0, y0, x1, y1
+
+
+@dataclass(frozen=True)
+class _Tiles:
+    """The tiles' pixels of the windows searched at full resolution, side by side (see
+    :class:`TileView`): 255 on a tile's readable pixels, 255 on the bare mat a castle's top
+    may show over, place codes."""
+
+    on_tile: Image
+    over_mat: Image
+    places: Image
+
+
+@dataclass(frozen=True)
+class _Part:
+    """What the hueless blobs are measured on: their ``mask``, its pixels' lightness (flat;
+    ``exact``: where that lightness is the tiles' blurred Lab's, None: everywhere), the
+    tiles cut to it, each pixel's offset (row, column) to the search's box (None: it is the
+    box), the window each pixel's rim is of (-1 elsewhere: a blob on a window's outer pixels
+    may go on beyond it) and the lightness of every pixel, for a blob that reaches a pixel
+    not exact."""
+
+    mask: Image
+    lightness: Image
+    exact: Image | None
+    tiles: TileView | _Tiles
+    offsets: tuple[Image, Image] | None
+    rim: Image | None
+    every: Callable[[], Image]
+
+
+@dataclass(frozen=True)
+class _Mosaic:
+    """Windows of the search's box (unbinned) stacked one under the other, each in a ring of
+    one pixel (its neighbours in the box, or the box's edge reflected, as the 3x3 blur reads
+    there): their blurred Lab, tiles, each pixel's offset to the box, and which window's rim
+    each pixel is (-1: none)."""
+
+    lab: Image
+    tiles: _Tiles
+    offsets: tuple[Image, Image]
+    rim: Image
+
+    @classmethod
+    def of(cls, box: Image, view: TileView, windows: list[_Box]) -> _Mosaic:
+        bh, bw = box.shape[:2]
+        width = max(x1 - x0 for x0, _, x1, _ in windows) + 2
+        height = sum(y1 - y0 + 2 for _, y0, _, y1 in windows)
+        bgr: Image = np.zeros((height, width, 3), np.uint8)
+        on_tile, over_mat = np.zeros((height, width), np.uint8), np.zeros((height, width), np.uint8)
+        places = np.zeros((height, width), view.places.dtype)
+        dy, dx = np.zeros((height, width), np.intp), np.zeros((height, width), np.intp)
+        rim = np.full((height, width), -1, np.intp)
+        top = 0
+        for k, (x0, y0, x1, y1) in enumerate(windows):
+            h, w = y1 - y0, x1 - x0
+            ex0, ey0, ex1, ey1 = max(0, x0 - 1), max(0, y0 - 1), min(bw, x1 + 1), min(bh, y1 + 1)
+            ringed = cv2.copyMakeBorder(
+                box[ey0:ey1, ex0:ex1],
+                1 - (y0 - ey0),
+                1 - (ey1 - y1),
+                1 - (x0 - ex0),
+                1 - (ex1 - x1),
+                cv2.BORDER_REFLECT_101,
             )
+            bgr[top : top + h + 2, : w + 2] = ringed
+            inner = np.s_[top + 1 : top + 1 + h, 1 : 1 + w]
+            cut = np.s_[y0:y1, x0:x1]
+            on_tile[inner] = view.on_tile[cut]
+            over_mat[inner] = view.over_mat[cut]
+            places[inner] = view.places[cut]
+            dy[inner], dx[inner] = y0 - top - 1, x0 - 1
+            rim[inner] = k
+            rim[top + 2 : top + h, 2:w] = -1
+            top += h + 2
+        lab = cv2.blur(cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab), (3, 3))
+        return cls(lab, _Tiles(on_tile, over_mat, places), (dy, dx), rim)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What a frame's castle search has found, to measure its blobs with: the working image,
+    the view measured on, the print's cells (of the search's own resolution), the mat's
+    median round each tile, the markers' light, the print's typical share."""
+
+    image: Image
+    view: TileView
+    cells: PrintCells
+    reference: Image | None
+    table: _Table
+    typical: float
+    geo: Geometry
+    place_at: _PlaceAt
+    config: VisionConfig
+
+    def decided(
+        self, candidates: list[_Box], width: float, shift: tuple[int, int]
+    ) -> list[CastleBlob]:
+        """The blobs in a window round each candidate (a box of bins, whose box lies
+        ``shift`` working pixels from this view's), found and measured on the working
+        image's pixels (``width``: a castle's there)."""
+        if not candidates:
+            return []
+        bx, by, bw, bh = self.view.box
+        box = self.image[by : by + bh, bx : bx + bw]
+        margin = math.ceil(self.config.castle_window * width)
+
+        def grown(x0: int, y0: int, x1: int, y1: int, by: int) -> _Box:
+            return max(0, x0 - by), max(0, y0 - by), min(bw, x1 + by), min(bh, y1 + by)
+
+        sx, sy = shift
+        windows = _merged(
+            [
+                grown(2 * x0 + sx, 2 * y0 + sy, 2 * x1 + sx, 2 * y1 + sy, margin)
+                for x0, y0, x1, y1 in candidates
+            ]
         )
+        while True:
+            blobs, edge = self._in(box, windows, width)
+            wider = [grown(*w, margin) if i in edge else w for i, w in enumerate(windows)]
+            if wider == windows:
+                return blobs
+            windows = _merged(wider)
+
+    def _in(
+        self, box: Image, windows: list[_Box], width: float
+    ) -> tuple[list[CastleBlob], set[int]]:
+        """The blobs of the windows of the box, measured, and the windows (their indices)
+        where a blob a candidate's size reaches the edge."""
+        mosaic = _Mosaic.of(box, self.view, windows)
+        dy, dx = (o.reshape(-1) for o in mosaic.offsets)
+        columns = mosaic.lab.shape[1]
+
+        def around(where: npt.NDArray[Any]) -> Image:
+            row, column = np.divmod(where, columns)
+            return self.cells.at(row + np.take(dy, where), column + np.take(dx, where))
+
+        where = hueless(mosaic.lab, around, mosaic.tiles, self.table, self.config, self.reference)
+        neutral: Image = np.zeros(mosaic.rim.shape, np.uint8)
+        neutral.reshape(-1)[where] = 1
+        mask = opened_by(neutral, np.ones((2, 2), np.uint8))
+        # (Holes as in the whole box: the windows' rings are no blob.)
+        mask = fill_small_holes(mask, self.config.castle_hole * width * width)
+        lightness = mosaic.lab.reshape(-1, 3)[:, 0]
+        part = _Part(
+            mask, lightness, None, mosaic.tiles, mosaic.offsets, mosaic.rim, lambda: lightness
+        )
+        blobs, edge = self.measured(part, width)
+        return blobs, edge
+
+    def measured(self, part: _Part, width: float) -> tuple[list[CastleBlob], set[int]]:
+        """The blobs of ``part`` at least ``castle_min_area`` big, measured (``width``: a
+        castle's in the part's pixels), and the windows where a blob at least
+        ``castle_candidate_area`` big reaches the rim."""
+        config, view, table = self.config, self.view, self.table
+        step = view.bin
+        mask = part.mask
+        rows, cols = mask.shape
+        n, blobs, stats, centroids = components(mask, connectivity=8)
+        lightness = part.lightness
+        whole = part.exact is None  # whether ``lightness`` is of every pixel of the part
+        places = part.tiles.places.reshape(-1)
+        over_mat = part.tiles.over_mat.reshape(-1)
+        out: list[CastleBlob] = []
+        edge: set[int] = set()
+        least = min(config.castle_min_area, config.castle_candidate_area) * width * width
+        for i in np.flatnonzero(stats[:n, cv2.CC_STAT_AREA] >= least).tolist():
+            if i == 0:
+                continue
+            area = float(stats[i, cv2.CC_STAT_AREA]) / (width * width)
+            x, y, w, h = (int(v) for v in stats[i, :4])
+            blob = blobs[y : y + h, x : x + w] == i
+            ys, xs = nonzero(blob)
+            every = (ys + y) * cols + (xs + x)
+            top = left = 0
+            if part.offsets is not None and part.rim is not None:
+                top, left = (int(o.reshape(-1)[every[0]]) for o in part.offsets)
+                window = int(np.take(part.rim.reshape(-1), every).max())
+                if window >= 0:
+                    edge.add(window)
+            if area < config.castle_min_area:
+                continue  # the tile's printed name, a marker's white margin
+            # (OpenCV's border: NumPy's pad costs as much as the transform on a blob's few
+            # pixels.)
+            edged = cv2.copyMakeBorder(
+                blob.view(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0
+            )
+            dist = cv2.distanceTransform(edged, cv2.DIST_L2, 3)[1:-1, 1:-1]
+            cx, cy = float(centroids[i][0]) + left, float(centroids[i][1]) + top
+            # (A bin's centre in working pixels: the middle of the pixels it holds.)
+            u, v = view.box[0] + (cx + 0.5) * step - 0.5, view.box[1] + (cy + 0.5) * step - 0.5
+            # The body: the middle of the blob's thickest part.
+            cy_, cx_ = nonzero(dist >= _core_depth(dist, config.castle_core * width))
+            core = (cy_ + y) * cols + (cx_ + x)
+            # (The core lies inside the blob: where the whole blob's Lab is exact, so is the
+            # core's.)
+            if not whole and part.exact is not None and not np.take(part.exact, every).all():
+                lightness = part.every()
+                whole = True
+            body, spread = (
+                float(median_columns(table.share(lightness[at], places[at])[:, None])[0])
+                for at in (core, every)
+            )
+            row, column = min(int(cy) - top, rows - 1), min(int(cx) - left, cols - 1)
+            at = row * cols + column
+            beside = self.cells.at(np.array([row + top]), np.array([column + left]))[:, 0]
+            # (A castle's top wholly over the mat: its tile is the one whose reach that is.)
+            code = int(places[at]) if over_mat[at] else 0
+            out.append(
+                CastleBlob(
+                    self.geo.places[code - 1].id if code else self.place_at(u, v),
+                    (u, v),
+                    area,
+                    float(dist.max()) / width,
+                    body,
+                    float(table.share(beside, places[[at]])[0]),
+                    self.typical,
+                    spread,
+                )
+            )
+        return out, edge
+
+
+def _merged(boxes: list[_Box]) -> list[_Box]:
+    """Boxes (x0, y0, x1, y1) that overlap joined into their bounding box, until none do."""
+    out = list(boxes)
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del out[j]
+                    joined = True
+                    break
+            if joined:
+                break
     return out
 
 
@@ -602,10 +928,17 @@ def _median_share(cells: PrintCells, view: TileView, table: _Table) -> float:
 
 
 def hueless(
-    lab: Image, cells: PrintCells, view: TileView, table: _Table, config: VisionConfig
+    lab: Image,
+    around: Callable[[npt.NDArray[Any]], Image],
+    view: TileView | _Tiles,
+    table: _Table,
+    config: VisionConfig,
+    reference: Image | None,
 ) -> npt.NDArray[Any]:
-    """The box pixels (flat indices) that may be a castle's: ``lab`` blurred over the box,
-    ``cells``: the print round each pixel."""
+    """The pixels (flat indices into ``lab``) that may be a castle's: ``lab`` blurred over
+    the search's box or windows of it (``view``'s tiles cut to them), ``around``: the print
+    round pixels (given by flat indices), ``reference``: the mat's median round each tile
+    (:func:`_mat_reference`)."""
     # A pixel's cast is at most its tile's: nothing more colourful than the most cast plus a
     # castle's chroma can pass; that leaves a few per cent of the tiles for the tests below.
     reach = config.castle_chroma + float(np.abs(table.cast).max(initial=0.0)) + 1.0
@@ -614,7 +947,7 @@ def hueless(
     searched = cv2.bitwise_or(view.on_tile, view.over_mat)
     # (The mat's test first: most of the pixels over the mat pass the chroma's first look.)
     where = _unlike_mat(
-        np.flatnonzero(cv2.bitwise_and(near, searched) != 0), lab, view, table, config
+        np.flatnonzero(cv2.bitwise_and(near, searched) != 0), lab, view, table, config, reference
     )
     # (Rows of pixels gathered with np.take, by index: NumPy's fancy and boolean indexing of
     # N x 3 arrays cost ten to forty times as much.)
@@ -628,16 +961,15 @@ def hueless(
     # A pale tile in cold light or under glare is nearly hueless too: a castle must also stand
     # out from the tile's print round it (the light varies across a tile, so not the tile's
     # own median) ...
-    row, column = np.divmod(where, lab.shape[1])
-    around = cells.at(row, column)
-    kept = np.flatnonzero(lab_distance(pixels, around) > config.castle_contrast)
-    where, places, around, share, ab = (
-        np.take(a, kept, axis=0) for a in (where, places, around, share, ab)
+    print_ = around(where)
+    kept = np.flatnonzero(lab_distance(pixels, print_) > config.castle_contrast)
+    where, places, print_, share, ab = (
+        np.take(a, kept, axis=0) for a in (where, places, print_, share, ab)
     )
     # ... and keep little of the print's hue: the shadow of a pawn or a stack of cubes is the
     # print, darker and duller, but of its hue still. Far darker than any shadow is black,
     # whose hue is mostly noise.
-    print_share, print_ab = table.relative(around, places)
+    print_share, print_ab = table.relative(print_, places)
     print_chroma = np.maximum(1.0, np.hypot(print_ab[:, 0], print_ab[:, 1]))
     # (The two products summed by hand: a reduction along a 2-long axis costs far more.)
     along = (ab[:, 0] * print_ab[:, 0] + ab[:, 1] * print_ab[:, 1]) / print_chroma
@@ -648,33 +980,39 @@ def hueless(
     return out
 
 
+def _mat_reference(lab: Image, view: TileView, table: _Table) -> Image | None:
+    """The mat round each tile (its median Lab over the tile's reach over the mat, a row per
+    place code), None when no castle's top may show over the mat."""
+    if not view.mat_at.size:
+        return None
+    mat_lab = np.take(lab.reshape(-1, 3), view.mat_at, axis=0)
+    # Each place's median of its mat pixels, from counts per (place, channel, value): one
+    # pass over them all, not one per place or channel.
+    rows = len(table.paper)
+    offsets = view.mat_places.astype(np.intp)[:, None] * 768 + np.arange(0, 768, 256)
+    counts = np.bincount((offsets + mat_lab).reshape(-1), minlength=rows * 768)
+    out: Image = median_rows(counts.reshape(rows * 3, 256)).reshape(rows, 3)
+    return out
+
+
 def _unlike_mat(
-    where: npt.NDArray[Any], lab: Image, view: TileView, table: _Table, config: VisionConfig
+    where: npt.NDArray[Any],
+    lab: Image,
+    view: TileView | _Tiles,
+    table: _Table,
+    config: VisionConfig,
+    reference: Image | None,
 ) -> npt.NDArray[Any]:
     """``where`` without the pixels over the mat (:attr:`TileView.over_mat`) that are not a
-    castle's top: those must stand out from the mat round that tile (its median there) and be
+    castle's top: those must stand out from the mat round that tile (``reference``) and be
     lighter than it. The mat is nearly hueless itself, so a shadow on it passes every other
     test: only a castle's lit top is lighter (a black castle's is not: it is read from the
     side it shows on the tile, as black as its top)."""
-    if not view.mat_at.size:
+    if reference is None:
         return where
     on_mat = np.take(view.over_mat.reshape(-1), where) != 0
     if not on_mat.any():
         return where
-    mat_lab = np.take(lab.reshape(-1, 3), view.mat_at, axis=0)
-    # Each place's median of its mat pixels, from counts per (place, value): one pass over
-    # them all, not one per place.
-    rows = len(table.paper)
-    offsets = view.mat_places.astype(np.intp) * 256
-    reference = np.stack(
-        [
-            median_rows(
-                np.bincount(offsets + mat_lab[:, c], minlength=rows * 256).reshape(rows, 256)
-            )
-            for c in range(3)
-        ],
-        axis=1,
-    )
     at = where[on_mat]
     places = np.take(view.places.reshape(-1), at)
     pixels = np.take(lab.reshape(-1, 3), at, axis=0)

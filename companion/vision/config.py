@@ -406,6 +406,18 @@ class VisionConfig:
     # lost at 6.7 and 4.7; half a pixel more kept clear of those. The speed bench's 1080p
     # frames (castles ~17 px) are binned, 720p ones (~11) are not.
     castle_bin_px: float = 7.5
+    # Below that, castles are looked for on the bins too when a castle stays at least this
+    # many pixels wide there (a 720p frame's ~11-px castles: 5.7), and decided on the working
+    # image's own pixels in a window round each candidate only (bins for where, pixels for
+    # what: the tests, holes and blobs over the tiles cost a quarter; the Lab and the print
+    # stay the pixels', so a blob found is measured to the last bit as before). A candidate
+    # is any blob on the bins at least castle_candidate_area castle squares big (a castle's
+    # measured blob is from castle_min_area: a bin blob, unopened, is no smaller), its window
+    # castle_window castle widths wider each way, and wider again while a blob in it at least
+    # a candidate's size reaches its edge.
+    castle_where_bin_px: float = 5.0
+    castle_candidate_area: float = 0.4
+    castle_window: float = 1.0
     # ... and with at most this share of the print's chroma along the print's hue (a shadow
     # on the tile keeps 0.4-0.75 of it, castles -0.7-0.2 once the cast is off).
     castle_print_hue: float = 0.35

@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 
 from benchmarks.bench_vision import POSITIONS, calibrated
+from companion.vision import castles
 from companion.vision.castles import TileView, castle_blobs, castle_width
 from companion.vision.config import DEFAULT_CONFIG
 from companion.vision.geometry import locate_movables
 from companion.vision.layout import load_layout
-from companion.vision.local_print import GREY
+from companion.vision.local_print import GREY, print_cells
 from companion.vision.pipeline import Reader, _place_at, working_image
 from companion.vision.synth import EASY, HARD, render
 
@@ -96,6 +97,8 @@ def test_castles_are_read_binned_in_a_1080p_frame_and_as_they_are_in_a_720p_one(
             reader.geometry(*locate_movables(image, calibration, layout)), layout, DEFAULT_CONFIG
         )
         assert view is not None and view.bin == want
+        # (At 720p castles are looked for on the bins and decided on the pixels.)
+        assert (view.coarse is not None and view.coarse.bin == 2) == (want == 1)
 
 
 def test_a_castle_binned_is_where_and_what_it_is_at_full_resolution() -> None:
@@ -315,10 +318,11 @@ def test_the_castles_fit_report_spans_each_colour_and_lists_what_is_read_wrong()
 
 def test_a_720p_hard_frame_shows_each_castle_in_its_colour_and_no_other() -> None:
     """Hard seed 100 made 1280 x 720 (the hard set's frames are 1080p): castles ~11 working
-    px wide, searched unbinned, under the hard set's noise, blur and light."""
+    px wide, found on the bins and decided on the pixels, under the hard set's noise, blur
+    and light."""
     layout, image, truth, reader, geo = _tile_case(100, HARD.with_size(1280, 720))
     view = TileView.of(geo, layout, DEFAULT_CONFIG)
-    assert view is not None and view.bin == 1
+    assert view is not None and view.bin == 1 and view.coarse is not None
     want = castles_on_tiles(truth)
     assert len(want) >= 4
     assert dict(reader.read(image).castles) == want
@@ -410,3 +414,99 @@ def test_a_castle_between_black_and_grey_is_grey_only_if_its_whole_blob_is_light
     assert colour(middle, config.grey_castle_whole - 0.01) == "black"
     assert colour(high, 0.0) == "grey"
     assert colour(config.white_castle_share, 0.0) == "white"
+
+
+def _by_centre(blobs: Any) -> list[Any]:
+    """Blobs in the order of their centres, rounded to 1e-9 px (a window's centroid is its
+    own plus the window's place: the last bit may differ)."""
+    return sorted(
+        (replace(b, centre=(round(b.centre[0], 9), round(b.centre[1], 9))) for b in blobs),
+        key=lambda b: b.centre,
+    )
+
+
+def _search(
+    image: Any, view: TileView, geo: Any, layout: Any, config: Any
+) -> tuple[Any, castles._Found]:
+    """The unbinned search's box and what it found (print, mat, light), as castle_blobs
+    makes them, to measure windows of the box with."""
+    lights = castles.tile_lights(image, view, config)
+    table = castles._Table.of(geo, lights)
+    bx, by, bw, bh = view.box
+    box = image[by : by + bh, bx : bx + bw]
+    sub = view.lab(box)
+    window = round(config.castle_print_window * castle_width(geo, layout))
+    cells = print_cells(sub, view.on_tile, window, config.castle_print_cells)
+    found = castles._Found(
+        image,
+        view,
+        cells,
+        castles._mat_reference(sub, view, table),
+        table,
+        castles._median_share(cells, view, table),
+        geo,
+        functools.partial(_place_at, geo),
+        config,
+    )
+    return box, found
+
+
+def test_windows_round_the_castles_measure_them_as_the_whole_box_does() -> None:
+    """Easy seed 3 at 720p with the unbinned search's own print: the castles measured in a
+    window round each (their pixels side by side, each in a ring of its neighbours) are the
+    whole box's, to the last bit, and none reaches its window's edge."""
+    layout, image, truth, _, geo = _tile_case(3, EASY)
+    config = replace(DEFAULT_CONFIG, castle_where_bin_px=1000.0)  # never on the bins
+    view = TileView.of(geo, layout, config)
+    assert view is not None and view.bin == 1 and view.coarse is None
+    small = working_image(image, geo)
+    place_at = functools.partial(_place_at, geo)
+    thick = [
+        b
+        for b in castle_blobs(small, view, geo, place_at, layout, config)
+        if b.thickness >= config.castle_thickness
+    ]
+    assert {b.place: b.colour(config) for b in thick} == castles_on_tiles(truth)
+    box, found = _search(small, view, geo, layout, config)
+    width = castle_width(geo, layout)
+    bx, by, bw, bh = view.box
+    windows = [
+        (
+            max(0, round(u - bx - 2 * width)),
+            max(0, round(v - by - 2 * width)),
+            min(bw, round(u - bx + 2 * width)),
+            min(bh, round(v - by + 2 * width)),
+        )
+        for u, v in (b.centre for b in thick)
+    ]
+    blobs, edge = found._in(box, windows, width)
+    assert not edge
+    assert _by_centre(b for b in blobs if b.thickness >= config.castle_thickness) == _by_centre(
+        thick
+    )
+
+
+def test_a_window_too_small_for_its_blob_grows_until_the_blob_is_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Easy seed 3 at 720p: candidates a bin wide at each castle's middle, in windows a fifth
+    of a castle wider: every castle's blob reaches its window's edge until the windows have
+    grown round it, then reads as from its whole candidate."""
+    layout, image, truth, _, geo = _tile_case(3, EASY)
+    view = TileView.of(geo, layout, DEFAULT_CONFIG)
+    assert view is not None and view.coarse is not None
+    small = working_image(image, geo)
+    place_at = functools.partial(_place_at, geo)
+    want = castle_blobs(small, view, geo, place_at, layout, DEFAULT_CONFIG)
+    thick = [b for b in want if b.thickness >= DEFAULT_CONFIG.castle_thickness]
+    assert {b.place: b.colour(DEFAULT_CONFIG) for b in thick} == castles_on_tiles(truth)
+    bx, by, _, _ = view.box
+    middles = [(int(u - bx) // 2, int(v - by) // 2) for u, v in (b.centre for b in thick)]
+    monkeypatch.setattr(
+        castles, "_candidates", lambda *_: [(x, y, x + 1, y + 1) for x, y in middles]
+    )
+    config = replace(DEFAULT_CONFIG, castle_window=0.2)
+    grown = castle_blobs(small, view, geo, place_at, layout, config)
+    assert _by_centre(b for b in grown if b.thickness >= config.castle_thickness) == _by_centre(
+        thick
+    )
