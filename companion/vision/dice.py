@@ -225,10 +225,9 @@ def _fill_small_holes(mask: Image, largest: float) -> Image:
     if not cv2.countNonZero(enclosed):
         return mask
     _, labels, stats, _ = cv2.connectedComponentsWithStats(enclosed, connectivity=4)
-    holes: Image = enclosed.view(bool)
-    for i in np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] > largest) + 1:
-        holes = holes & (labels != i)
-    filled: Image = mask | holes
+    small = stats[:, cv2.CC_STAT_AREA] <= largest
+    small[0] = False  # (label 0: not enclosed)
+    filled: Image = mask | small[labels]
     return filled
 
 
