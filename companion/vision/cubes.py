@@ -130,6 +130,20 @@ class PackedTops:
 
 
 @dataclass(frozen=True)
+class Labelled:
+    """Where a component's pixels are: its label in a label map and its box there (rows y0,
+    y1, columns x0, x1, inclusive)."""
+
+    labels: I32Image
+    label: int
+    box: tuple[int, int, int, int]
+
+    def pixels(self) -> U8Image:
+        y0, y1, x0, x1 = self.box
+        return (self.labels[y0 : y1 + 1, x0 : x1 + 1] == self.label).view(np.uint8)
+
+
+@dataclass(frozen=True)
 class Patch:
     """One connected component of a colour mask, measured (before any counting)."""
 
@@ -138,9 +152,17 @@ class Patch:
     bbox: tuple[int, int, int, int]
     footprint: float  # one cube top's pixel area at the centroid
     side: float
-    comp: U8Image  # the component's own pixels inside bbox
+    # The component's own pixels inside bbox, or where they are (see ``comp``).
+    pixels: U8Image | Labelled
     tops: tuple[Top, ...] = ()
     packed: PackedTops | None = None  # what measures its tops' peaks and outlines when asked
+
+    @functools.cached_property
+    def comp(self) -> U8Image:
+        """The component's own pixels inside bbox. (Made when asked: few patches' are, and
+        a read measures ~80.)"""
+        pixels = self.pixels
+        return pixels if isinstance(pixels, np.ndarray) else pixels.pixels()
 
     def measured(self) -> Patch:
         """The patch with every top's bright centres and outline measured (what a fit of the
@@ -281,7 +303,7 @@ def measure_planes(
     )
     for i in order.tolist():
         y0, y1, x0, x1 = top_y[i], bottom_y[i], lefts[i], rights[i]
-        part = (comp_map[y0 : y1 + 1, x0 : x1 + 1] == i + 1).view(np.uint8)
+        part = Labelled(comp_map, i + 1, (y0, y1, x0, x1))
         dx, dy = dxs[i], dys[i]
         box = (x0 + dx, y0 + dy, x1 - x0 + 1, y1 - y0 + 1)
         its = tuple(tops[i])
@@ -384,6 +406,9 @@ def _tops(
     by_top = np.argsort(patches.label, kind="stable")
     starts = np.cumsum(sizes) - sizes
     ys_by, xs_by = qy[by_top], qx[by_top]
+    points = np.stack((xs_by, ys_by), axis=1).astype(np.int32)  # each top's pixels in a run
+    begins = starts.tolist()
+    ends = (starts + sizes).tolist()
     y_lo, y_hi = np.minimum.reduceat(ys_by, starts), np.maximum.reduceat(ys_by, starts)
     x_lo, x_hi = np.minimum.reduceat(xs_by, starts), np.maximum.reduceat(xs_by, starts)
     # (Python lists: one conversion each, not a NumPy scalar per top and value.)
@@ -400,11 +425,23 @@ def _tops(
         probe = 0
         # A top as big as a cube's or more may be several cubes': its shape says how many.
         if area >= config.top_shape_from * fps[o]:
-            y0, x0 = int(y_lo[j]), int(x_lo[j])
-            # Its pixels in its box: the packed image's labels give them (a black top's with
-            # its filled holes; each box lies apart, so no other top's pixel is in it).
-            part = (parts[y0 : int(y_hi[j]) + 1, x0 : int(x_hi[j]) + 1] == j + 1).view(np.uint8)
-            length, width, cells, staggered = top_shape(part, sides[o], config)
+            shape = None
+            if not dark_top:
+                # Most tops are one cube's: their rectangle, from their pixels as they lie
+                # packed, says so. (Not a black top's: its filled holes are not among them.)
+                rect = cv2.minAreaRect(points[begins[j] : ends[j]])
+                length, width, along, across = _rect_cells(rect, sides[o], config)
+                if along * across == 1:
+                    shape = (length, width, 1, 0)
+            if shape is None:
+                # Its pixels in its box: the packed image's labels give them (a black top's
+                # with its filled holes; each box lies apart, so no other top's pixel is in it).
+                y0, x0 = int(y_lo[j]), int(x_lo[j])
+                part = (parts[y0 : int(y_hi[j]) + 1, x0 : int(x_hi[j]) + 1] == j + 1).view(
+                    np.uint8
+                )
+                shape = top_shape(part, sides[o], config)
+            length, width, cells, staggered = shape
             if (outlines or bright) and not dark_top:
                 bright, probe = 0, j + 1  # (measured when asked: see PackedTops)
         x, y = float(deepest_x[j]) + dxs[o], float(deepest_y[j]) + dys[o]
@@ -731,20 +768,14 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
     """
     # (The holes a top encloses lie inside its hull: its rectangle is the same with them
     # filled or not, and they are filled only where its cells are judged, see _holes_filled.)
-    box = cv2.boxPoints(cv2.minAreaRect(cv2.findNonZero(part)))
-    origin = box[0]
-    edges = box[1::2] - origin  # (corners 1 and 3: a view, not a copy by index)
-    # +1: the rectangle runs through the outer pixels' centres. (Both edges at once: NumPy's
-    # calls on scalars cost ten times OpenCV's rectangle.)
-    sizes = [s + 1.0 for s in np.hypot(edges[:, 0], edges[:, 1]).tolist()]
-    long_i = 0 if sizes[0] >= sizes[1] else 1
-    length, width = sizes[long_i], sizes[1 - long_i]
-    along = max(
-        1, round((length - config.top_length_halo * side) / (config.top_length_sides * side))
-    )
-    across = max(1, round(width / (config.top_width_sides * side)))
+    rect = cv2.minAreaRect(cv2.findNonZero(part))
+    length, width, along, across = _rect_cells(rect, side, config)
     if along * across == 1:
         return length, width, 1, 0
+    box = cv2.boxPoints(rect)
+    origin = box[0]
+    edges = box[1::2] - origin  # (corners 1 and 3: a view, not a copy by index)
+    long_i = 0 if float(np.dot(edges[0], edges[0])) >= float(np.dot(edges[1], edges[1])) else 1
     u, v = edges[long_i], edges[1 - long_i]
     part = _holes_filled(part)
     cells = _cells_covered(part, origin, u, v, along, across)
@@ -758,6 +789,18 @@ def top_shape(part: U8Image, side: float, config: VisionConfig) -> tuple[float, 
         if 2 * along - staggered < 2:
             staggered = 0
     return length, width, max(1, cells), staggered
+
+
+def _rect_cells(rect: Any, side: float, config: VisionConfig) -> tuple[float, float, int, int]:
+    """A rectangle's (cv2.minAreaRect's) long and short sides in pixels (+1: it runs through
+    the outer pixels' centres) and the cube-sized cells laid along and across it."""
+    a, b = rect[1]
+    length, width = (a + 1.0, b + 1.0) if a >= b else (b + 1.0, a + 1.0)
+    along = max(
+        1, round((length - config.top_length_halo * side) / (config.top_length_sides * side))
+    )
+    across = max(1, round(width / (config.top_width_sides * side)))
+    return length, width, along, across
 
 
 @functools.lru_cache(maxsize=16)
