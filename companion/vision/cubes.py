@@ -437,9 +437,7 @@ def _tops(
                 # Its pixels in its box: the packed image's labels give them (a black top's
                 # with its filled holes; each box lies apart, so no other top's pixel is in it).
                 y0, x0 = int(y_lo[j]), int(x_lo[j])
-                part = (parts[y0 : int(y_hi[j]) + 1, x0 : int(x_hi[j]) + 1] == j + 1).view(
-                    np.uint8
-                )
+                part = (parts[y0 : int(y_hi[j]) + 1, x0 : int(x_hi[j]) + 1] == j + 1).view(np.uint8)
                 shape = top_shape(part, sides[o], config)
             length, width, cells, staggered = shape
             if (outlines or bright) and not dark_top:

@@ -206,25 +206,37 @@ def hand_check(
     # not take it for the board (a cast misjudged by glare on a marker), or takes it for the
     # table's colour only (a pale arm in a magenta cast).
     skin_cast, skin_plain = skin[0], skin[1]
-    skin_any = skin_cast | (skin_plain & (labels != BACKGROUND))
+    # (The masks' bytes, 0 or 1, combined by OpenCV: a pass each at a fraction of NumPy's
+    # cost on booleans. The opening and the counts read them as they are.)
+    cast_b, plain_b = skin_cast.view(np.uint8), skin_plain.view(np.uint8)
+    skin_b = cv2.bitwise_and(plain_b, cv2.inRange(labels, BACKGROUND + 1, 255))
+    cv2.bitwise_or(skin_b, cast_b, dst=skin_b)
     if len(skin) > 2:
-        skin_any |= skin[2]
-    unknown = labels == UNKNOWN
+        cv2.bitwise_or(skin_b, skin[2].view(np.uint8), dst=skin_b)
+    unknown_b = cv2.inRange(labels, UNKNOWN, UNKNOWN)
     # Over the areas anything of no known colour is suspect; over bare mat or the board's
     # frame (scoreboards, print, the tower's shadow) only skin is.
-    strange = (unknown & area_zone) | (skin_any & hand_zone)
+    strange_b = cv2.bitwise_or(
+        cv2.bitwise_and(unknown_b, area_zone.view(np.uint8)),
+        cv2.bitwise_and(skin_b, hand_zone.view(np.uint8)),
+    )
     kernel = np.ones((2, 2), np.uint8)
-    blobs = opened_by(strange.astype(np.uint8), kernel)
+    blobs = opened_by(strange_b, kernel)
     limit = config.hand_min_cubes * typical_footprint / 4
-    if cv2.countNonZero(blobs) < min(limit, config.hand_reach_cubes * typical_footprint / 4):
+    total = cv2.countNonZero(blobs)
+    if total < min(limit, config.hand_reach_cubes * typical_footprint / 4):
         return None  # not enough of it for one blob (most frames: no need to look closer)
     # The forearm over the table: skin as under neutral light or under the cast (off the board
     # the colour model knows nothing), but not the table's own colours: a wooden table may be
     # skin-coloured all round the board.
-    off_table = skin_cast | skin_plain
+    off_table = cv2.bitwise_or(cast_b, plain_b)
     if len(skin) > 3:
-        off_table &= ~skin[3]
-    arm = opened_by((off_table & outside).astype(np.uint8), kernel)
+        cv2.bitwise_and(off_table, cv2.inRange(skin[3].view(np.uint8), 0, 0), dst=off_table)
+    off_board = cv2.bitwise_and(off_table, outside.view(np.uint8))
+    # (The forearm is this opened: never more pixels.)
+    no_arm = cv2.countNonZero(off_board) < limit
+    if total < limit and no_arm:
+        return None  # no blob that big, and no forearm a smaller one could be joined to
     n, parts = cv2.connectedComponents(blobs, connectivity=8)
     points = cv2.findNonZero(blobs).reshape(-1, 2)
     at = points[:, 1].astype(np.intp) * blobs.shape[1] + points[:, 0]
@@ -233,14 +245,17 @@ def hand_check(
     area[0] = 0
     big = np.flatnonzero(area >= limit).tolist()
     if not big:
+        if no_arm:
+            return None
+        arm = opened_by(off_board, kernel)
         return _reaching_in(blobs, parts, area, arm, limit, typical_footprint, config)
     # One blob must be that big by itself (scattered odd pixels joined by a grey mat are no
     # hand), and reach off the board. What joins a blob to the world outside the board: skin
     # or anything unknown on the board's frame (a sleeve), skin off the board (the forearm) or
     # over what the blob itself leaves out: an arm reaching in past El Grande's tower or over
     # a marker crosses them (the tower's brown sides, skin-coloured, are no hand by themselves).
-    reach = strange | (unknown & hand_zone) | (skin_any & ~hand_zone)
-    reach = cv2.bitwise_or(opened_by(reach.astype(np.uint8), kernel), blobs)
+    joins = strange_b.view(bool) | ((unknown_b > 0) & hand_zone) | (skin_b.view(bool) & ~hand_zone)
+    reach = cv2.bitwise_or(opened_by(joins.astype(np.uint8), kernel), blobs)
     border = np.zeros_like(outside)
     border[0, :] = border[-1, :] = border[:, 0] = border[:, -1] = True
     edge = cv2.dilate((outside | border).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
