@@ -21,13 +21,15 @@ SHADE = 0.4  # a cube's darkest side: this share of its top's lightness and chro
 
 
 def _segment_distance(p: Image, a: Image, ends: Image) -> Image:
-    """Distance of each row of ``p`` from the nearest of the segments from ``a`` to each row of
-    ``ends`` (weighted Lab)."""
-    ab = ends - a  # K x 3
+    """Distance of each row of ``p`` from the nearest of the segments from the same row of
+    ``a`` to each of the same row's ``ends`` (N x K x 3; weighted Lab)."""
+    ab = ends - a[:, None, :]  # N x K x 3
     pa = p - a
-    denom = np.maximum(np.einsum("kc,kc->k", ab, ab), np.float32(1e-6))
-    t = np.clip((pa[:, None, :] * ab[None]).sum(axis=2) / denom, 0.0, 1.0)
-    d: Image = np.linalg.norm(p[:, None, :] - (a + t[..., None] * ab[None]), axis=2).min(axis=1)
+    denom = np.maximum(np.einsum("nkc,nkc->nk", ab, ab), np.float32(1e-6))
+    t = np.clip((pa[:, None, :] * ab).sum(axis=2) / denom, 0.0, 1.0)
+    d: Image = np.linalg.norm(p[:, None, :] - (a[:, None, :] + t[..., None] * ab), axis=2).min(
+        axis=1
+    )
     return d
 
 
@@ -40,34 +42,41 @@ def drop_fringes(
     if not model.background:
         return
     codes = [model.label(n) for n in names if n in model.names]
-    present = [(c, labels == c) for c in codes]
-    present = [(c, m) for c, m in present if m.any()]
+    masks = [(c, cv2.inRange(labels, c, c)) for c in codes]
+    present = [c for c, m in masks if cv2.countNonZero(m)]
     if len(present) < 2:
         return
     kernel = np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)
-    near = [cv2.dilate(m.view(np.uint8), kernel) for _, m in present]
+    near: list[Image] = [cv2.dilate(m, kernel) for c, m in masks if c in present]
     # A pixel of one of the colours near another: near two of them (its own and another).
-    around = np.sum(near, axis=0, dtype=np.uint8)
-    mine = np.zeros(labels.shape, np.int8) - 1
-    for i, (_, m) in enumerate(present):
-        mine[m] = i
-    at = np.flatnonzero((around >= 2) & (mine >= 0))
+    around = near[0] & 1
+    for mask in near[1:]:
+        around += mask & 1
+    # Each pixel's colour as its number among those there (255: none of them).
+    table = np.full(256, 255, np.uint8)
+    table[present] = np.arange(len(present))
+    mine = cv2.LUT(labels, table)
+    at = np.flatnonzero((around >= 2) & (mine != 255))
     if not at.size:
         return
-    own = mine.ravel()[at]
-    refs = np.array([model.pieces[model.names[c - 1]][0] for c, _ in present], np.float32) * _W
+    own = mine.ravel()[at].astype(np.intp)
+    refs = np.array([model.pieces[model.names[c - 1]][0] for c in present], np.float32) * _W
     p = np.take(lab.reshape(-1, 3), at, axis=0).astype(np.float32) * _W
     d_own = np.linalg.norm(p - refs[own], axis=1)
-    d_mix = np.full(at.size, np.inf, np.float32)
     bg = np.array(model.background, np.float32) * _W
-    for i, ref_y in enumerate(refs):
-        sel = (own != i) & (near[i].ravel()[at] > 0)
-        if not sel.any():
-            continue
-        # Its own shaded side (darker and duller), or the board: what its edge blurs into.
-        shade_y = ref_y.copy()
-        shade_y[0] *= SHADE
-        shade_y[1:] = 128.0 + (ref_y[1:] - 128.0) * SHADE
-        d = _segment_distance(p[sel], ref_y, np.vstack([shade_y, bg]))
-        d_mix[sel] = np.minimum(d_mix[sel], d)
+    # Its own shaded side (darker and duller), or the board: what its edge blurs into. Each
+    # pixel is measured against every other colour it lies near, all in one go.
+    shades = refs.copy()
+    shades[:, 0] *= SHADE
+    shades[:, 1:] = 128.0 + (refs[:, 1:] - 128.0) * SHADE
+    pairs = [
+        (np.flatnonzero((own != i) & (near[i].ravel()[at] > 0)), i) for i in range(len(present))
+    ]
+    rows = np.concatenate([r for r, _ in pairs])
+    other = np.concatenate([np.full(r.size, i) for r, i in pairs])
+    d_mix = np.full(at.size, np.inf, np.float32)
+    if rows.size:
+        board = np.broadcast_to(bg.reshape(1, -1, 3), (rows.size, bg.size // 3, 3))
+        ends = np.concatenate([shades[other][:, None, :], board], axis=1)
+        np.minimum.at(d_mix, rows, _segment_distance(p[rows], refs[other], ends))
     labels.ravel()[at[d_mix < d_own]] = BACKGROUND
