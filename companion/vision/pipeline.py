@@ -99,12 +99,16 @@ def _groups(
     n, groups = cv2.connectedComponents(grown, connectivity=8)
     if n < 2:
         return groups, np.zeros(1, np.int64), np.zeros((1, 2), np.int64)  # no pieces
-    points = cv2.findNonZero(grown).reshape(-1, 2)
+    # A group's least x and y and first block are those of its pixels leftmost in their row,
+    # which lie on its outline (each group lies in one cut-out, where the working image is
+    # the mosaic moved): only its outlines are looked at, those of its pixels in the working
+    # image (the margin beyond the working image's edge is not in it).
+    inner = cv2.bitwise_and(grown, pieces.inside)
+    outlines, _ = cv2.findContours(inner, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    points = np.concatenate(outlines).reshape(-1, 2)
     found = points[:, 1].astype(np.intp) * grown.shape[1] + points[:, 0]
+    per_group = PerLabel.of(groups.ravel()[found], n)
     where = pieces.index.ravel()[found]
-    inside = where >= 0  # (the margin beyond the working image's edge is not in it)
-    per_group = PerLabel.of(groups.ravel()[found[inside]], n)
-    where = where[inside]
     y, x = where // pieces.width, where % pieces.width
     rank = per_group.min(block_order(x, y, pieces.width))
     origin = np.stack([per_group.min(x), per_group.min(y)], axis=1)

@@ -105,3 +105,52 @@ def test_the_instruction_count_sorts_functions_by_library() -> None:
     assert _library(f"???:0x0000000000bbe9a0 [{site}/cv2/cv2.abi3.so]") == "OpenCV"
     assert _library("ceval.c:_PyEval_EvalFrameDefault [/usr/lib/libpython3.11.so.1.0]") == "Python"
     assert _library("memmove.S:__memcpy_avx [/usr/lib/x86_64-linux-gnu/libc.so.6]") == "libc"
+
+
+def _groups_every_pixel(masks: dict[str, Any], pieces: Any) -> tuple[Any, Any]:
+    """Each group's first 2x2 block and least x, y in the working image, from all its
+    pixels (the way pipeline._groups went before it read outlines only)."""
+    import cv2
+
+    from companion.vision.masks import block_order
+
+    union = np.zeros(pieces.index.shape, np.uint8)
+    for m in masks.values():
+        union |= m
+    grown = cv2.dilate(union, np.ones((5, 5), np.uint8))
+    n, groups = cv2.connectedComponents(grown, connectivity=8)
+    rank = np.full(n, np.iinfo(np.int64).max)
+    origin = np.full((n, 2), np.iinfo(np.int64).max)
+    for y, x in zip(*np.nonzero(grown), strict=True):
+        at = int(pieces.index[y, x])
+        if at < 0:
+            continue
+        wy, wx = divmod(at, pieces.width)
+        g = groups[y, x]
+        rank[g] = min(rank[g], int(block_order(np.array(wx), np.array(wy), pieces.width)))
+        origin[g] = np.minimum(origin[g], (wx, wy))
+    return rank[1:], origin[1:]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_groups_are_ranked_from_their_outlines_as_from_all_their_pixels(seed: int) -> None:
+    from companion.vision.mosaic import cut
+    from companion.vision.pipeline import _groups
+
+    rng = np.random.default_rng(seed)
+    h, w = 91, 133  # (odd: cells and blocks cut short at the far edges)
+    labels = np.zeros((h, w), np.uint8)
+    for _ in range(14):
+        # Blobs of two colours anywhere, the working image's edges included; some are rings
+        # (a hole's rim is no pixel leftmost in its row) and some touch each other.
+        y, x = int(rng.integers(-4, h)), int(rng.integers(-4, w))
+        bh, bw = int(rng.integers(3, 16)), int(rng.integers(3, 16))
+        labels[max(0, y) : y + bh, max(0, x) : x + bw] = rng.integers(1, 3)
+        if bh > 8 and bw > 8 and rng.random() < 0.5:
+            labels[max(0, y) + 3 : y + bh - 3, max(0, x) + 3 : x + bw - 3] = 0
+    pieces = cut(labels, np.zeros((h, w), np.uint32), 2, margin=4)
+    masks = {str(c): np.where(pieces.labels == c, 255, 0).astype(np.uint8) for c in (1, 2)}
+    _, rank, origin = _groups(masks, ("1", "2"), pieces)
+    want_rank, want_origin = _groups_every_pixel(masks, pieces)
+    assert np.array_equal(rank[1:], want_rank)
+    assert np.array_equal(origin[1:], want_origin)
