@@ -29,7 +29,7 @@ _VERSION = source_digest(VISION)
 
 @dataclass(frozen=True)
 class Labelled:
-    """One patch as count_patches got it, and its truth."""
+    """One patch as the read counted it (count_colours), and its truth."""
 
     game: str
     seed: int
@@ -78,22 +78,23 @@ def seed_patches(game: str, seed: int) -> list[Labelled]:
     # (No reader from a setup frame hiding a corner marker, as seed 221's: nothing to label.)
     reader, image, truth = hard_case(game, seed)
     calls: list[tuple[list[cubes.Patch], float, dict[str, Any]]] = []
-    original = pipeline.count_patches
+    original = pipeline.count_colours
 
-    def spy(patches: list[cubes.Patch], factor: float, config: Any, **kw: Any) -> Any:
-        calls.append((patches, factor, kw))
-        return original(patches, factor, config, **kw)
+    def spy(colours: list[cubes.ColourPatches], config: Any, **kw: Any) -> Any:
+        for c in colours:
+            calls.append((c.patches, c.factor, {**kw, "black": c.black, "ragged": c.ragged}))
+        return original(colours, config, **kw)
 
     out: list[Labelled] = []
     if reader is None:
         TOPS.mkdir(parents=True, exist_ok=True)
         path.write_bytes(pickle.dumps(out))
         return out
-    pipeline.count_patches = spy  # type: ignore[assignment]
+    pipeline.count_colours = spy  # type: ignore[assignment]
     try:
         obs = reader.read(image)
     finally:
-        pipeline.count_patches = original
+        pipeline.count_colours = original
     if not obs.occluded:
         geo = reader._geometry
         assert geo is not None

@@ -32,7 +32,7 @@ STAGES = (
     ("mosaic.py", "cut"),
     ("fringe.py", "drop_fringes"),
     ("cubes.py", "measure_planes"),
-    ("cubes.py", "count_patches"),
+    ("cubes.py", "count_colours"),
     ("grey_tops.py", "grey_tops"),
     ("shadows.py", "shadow_pixels"),
     ("figures.py", "find_figure"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -173,7 +174,8 @@ class Patch:
         tops = tuple(
             t._replace(peaks=packed.peaks(t), outline=packed.outline(t), probe=0) for t in self.tops
         )
-        return replace(self, tops=tops, packed=None)
+        # (Its own pixels too: nothing of the read's label map kept with it.)
+        return replace(self, pixels=self.comp, tops=tops, packed=None)
 
 
 def measure(
@@ -576,6 +578,15 @@ def seed_count(component: U8Image, cube_side: float) -> int:
     return max(1, n - 1)
 
 
+class ColourPatches(NamedTuple):
+    """One colour's patches to count (see count_patches for what each field means)."""
+
+    patches: list[Patch]
+    factor: float = 1.0
+    black: bool = False
+    ragged: float | None = None
+
+
 def count_patches(
     patches: list[Patch],
     factor: float = 1.0,
@@ -607,11 +618,51 @@ def count_patches(
     ``model``: a fitted model of the cubes under a top (top_model.py) that counts the tops
     not black in place of top_cubes' rules (Carolus's read: see Reader).
     """
+    colour = ColourPatches(patches, factor, black, ragged)
+    return count_colours([colour], config, split=split, clusters=clusters, model=model)[0]
+
+
+def count_colours(
+    colours: Sequence[ColourPatches],
+    config: VisionConfig = DEFAULT_CONFIG,
+    *,
+    split: npt.NDArray[Any] | None = None,
+    clusters: bool = False,
+    model: TopModel | None = None,
+) -> list[list[Blob]]:
+    """:func:`count_patches` of several colours' patches, the model's tops of all of them
+    counted at once (a read's colours cost one matrix product, not one each)."""
+    kept = [_kept(c, config) for c in colours]
+    # The fitted model counts all the tops not black at once (one matrix product).
+    modelled = None
+    if model is not None:
+        rows = [
+            (t, unit, p.side, p.packed, config.merged_top_cubes if c.ragged is None else c.ragged)
+            for c, ks in zip(colours, kept, strict=True)
+            if not c.black
+            for p, unit, _, whole in ks
+            for t in whole
+        ]
+        columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[]] * 5
+        modelled = iter(_modelled(model, *columns))
+    out = []
+    for c, ks in zip(colours, kept, strict=True):
+        counts = modelled if not c.black else None
+        out.append(_blobs(c, ks, counts, config, split, clusters))
+    return out
+
+
+_Kept = tuple[Patch, float, float, list[Top]]  # a patch, its cube top's area, cubes, whole tops
+
+
+def _kept(colour: ColourPatches, config: VisionConfig) -> list[_Kept]:
+    """A colour's patches that may be cubes (see count_patches), with their whole tops."""
     # (Black specks are bits of the board's print as often as far cubes.)
+    black = colour.black
     least_cubes = config.black_min_cubes if black else config.min_counted_cubes
-    kept: list[tuple[Patch, float, float, list[Top]]] = []
-    for p in patches:
-        unit = p.footprint * factor
+    kept: list[_Kept] = []
+    for p in colour.patches:
+        unit = p.footprint * colour.factor
         estimate = p.area / unit
         if estimate < least_cubes or estimate > config.max_blob_cubes:
             continue  # a speck; or a patch of print or cloth no pile of cubes could make
@@ -619,15 +670,20 @@ def count_patches(
         # top that is more than one (seams lost to blur) counts by its shape. Lit slivers
         # of sides are no tops (too thin). The blob's area (estimate) is the cross-check.
         kept.append((p, unit, estimate, whole_tops(p, unit, black, config) if p.tops else []))
-    # The fitted model counts all the tops not black at once (one matrix product).
-    modelled = None
-    if model is not None and not black:
-        per_cube = config.merged_top_cubes if ragged is None else ragged
-        tops = [t for _, _, _, ws in kept for t in ws]
-        units = [unit for _, unit, _, ws in kept for _ in ws]
-        sides = [p.side for p, _, _, ws in kept for _ in ws]
-        packed = [p.packed for p, _, _, ws in kept for _ in ws]
-        modelled = iter(_modelled(model, tops, units, sides, packed, per_cube))
+    return kept
+
+
+def _blobs(
+    colour: ColourPatches,
+    kept: list[_Kept],
+    modelled: Iterator[int] | None,
+    config: VisionConfig,
+    split: npt.NDArray[Any] | None,
+    clusters: bool,
+) -> list[Blob]:
+    """A colour's kept patches counted (``modelled``: the model's count of each whole top, in
+    order, if it counts them)."""
+    black, ragged = colour.black, colour.ragged
     blobs: list[Blob] = []
     for p, unit, estimate, whole in kept:
         cubes = max(1, round(estimate - 0.25))  # see the tops below: the bar for two is high
@@ -659,12 +715,15 @@ def _modelled(
     units: list[float],
     sides: list[float],
     packed: list[PackedTops | None],
-    ragged: float,
+    ragged: list[float],
 ) -> list[int]:
-    """The model's count of each top. A top whose bright centres are not counted yet is
-    scored as if they were not more than its cells and as if they were: only where the two
-    counts differ are they counted (see PackedTops), and the top scored with them."""
-    rows = features_many(tops, units, sides, ragged=ragged)
+    """The model's count of each top (``ragged``: its colour's, see top_cubes). A top whose
+    bright centres are not counted yet is scored as if they were not more than its cells and
+    as if they were: only where the two counts differ are they counted (see PackedTops), and
+    the top scored with them."""
+    if not tops:
+        return []
+    rows = features_many(tops, units, sides, ragged=np.asarray(ragged, np.float64))
     out = model.predict_many(rows)
     unknown = [i for i, t in enumerate(tops) if t.probe and not t.peaks]
     if not unknown:
@@ -676,7 +735,7 @@ def _modelled(
         if count != out[i] and where is not None:
             top = tops[i]._replace(peaks=where.peaks(tops[i]))
             out[i] = model.predict_many(
-                features_many([top], [units[i]], [sides[i]], ragged=ragged)
+                features_many([top], [units[i]], [sides[i]], ragged=ragged[i])
             )[0]
     return out
 

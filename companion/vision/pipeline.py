@@ -37,9 +37,10 @@ from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.court_rows import CourtRow, count_rows, court_rows
 from companion.vision.cubes import (
     Blob,
+    ColourPatches,
     Patch,
     clean,
-    count_patches,
+    count_colours,
     footprint_factor,
     measure_planes,
 )
@@ -676,21 +677,25 @@ class Reader:
         # A colour seen only in clusters has no single to measure; the colours agree to
         # within a third, so the median of all keeps it in line.
         typical = float(np.median(list(factors.values()))) if factors else cfg.top_factor
-        read: list[tuple[str, Blob]] = []
+        to_count = []
         for colour, patches in measured.items():
             factor = min(max(factors[colour], typical / 1.35), typical * 1.35)
             self.last_factors[colour] = factor
-            blobs = count_patches(
-                patches,
-                factor,
-                cfg,
-                split=geo.near_border,
-                black=colour == "black",
-                clusters=self._clusters,
-                ragged=self._ragged.get(colour),
-                model=self._top_model,
-            )
-            read.extend((colour, blob) for blob in blobs if blob.cubes > 0)
+            ragged = self._ragged.get(colour)
+            to_count.append(ColourPatches(patches, factor, colour == "black", ragged))
+        counted = count_colours(
+            to_count,
+            cfg,
+            split=geo.near_border,
+            clusters=self._clusters,
+            model=self._top_model,
+        )
+        read: list[tuple[str, Blob]] = [
+            (colour, blob)
+            for colour, blobs in zip(measured, counted, strict=True)
+            for blob in blobs
+            if blob.cubes > 0
+        ]
         # A cube's pixels show off its foot, away from the point under the camera (most at the
         # board's edge, where the lens bends too): a cube counts where it stands.
         centres = [c for _, blob in read for c in blob.centres[: blob.cubes]]

@@ -170,10 +170,15 @@ def features(top: Top, unit: float, side: float, *, ragged: float) -> tuple[floa
 
 
 def features_many(
-    tops: Sequence[Top], unit: Sequence[float], side: Sequence[float], *, ragged: float
+    tops: Sequence[Top],
+    unit: Sequence[float],
+    side: Sequence[float],
+    *,
+    ragged: float | npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]:
-    """:func:`features` of many tops (a row each), each with its own ``unit`` and ``side``,
-    made on columns (a read scores its ~90 tops at once)."""
+    """:func:`features` of many tops (a row each), each with its own ``unit`` and ``side``
+    (and ``ragged``, if given one per top), made on columns (a read scores its ~90 tops at
+    once)."""
     from companion.vision.cubes import Top  # (cubes imports this module: not at its top)
 
     # (A Top is a tuple of numbers: one array of all, not an attribute per top and field.)

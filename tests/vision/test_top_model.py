@@ -172,14 +172,26 @@ def test_a_tops_bright_centres_are_counted_only_where_they_change_its_count(
     they are counted for few of the tops that have them."""
     reader, image, _ = _hard_carolus(129, "t04", "red")
     calls: list[tuple[list[cubes.Patch], float, Any, dict[str, Any]]] = []
+    batches: list[tuple[list[cubes.ColourPatches], Any, dict[str, Any], Any]] = []
     original = cubes.count_patches
+    together = cubes.count_colours
 
-    def spy(patches: list[cubes.Patch], factor: float, config: Any, **kw: Any) -> Any:
-        calls.append((patches, factor, config, kw))
-        return original(patches, factor, config, **kw)
+    def spy(colours: list[cubes.ColourPatches], config: Any, **kw: Any) -> Any:
+        out = together(colours, config, **kw)
+        batches.append((colours, config, kw, out))
+        for c in colours:
+            calls.append(
+                (c.patches, c.factor, config, {**kw, "black": c.black, "ragged": c.ragged})
+            )
+        return out
 
-    monkeypatch.setattr("companion.vision.pipeline.count_patches", spy)
+    monkeypatch.setattr("companion.vision.pipeline.count_colours", spy)
     reader.read(image)
+    # The read's colours counted together (one model product) as each counted alone.
+    ((colours, config, kw, out),) = batches
+    assert len(colours) == 5 and sum(len(c.patches) for c in colours) > 40
+    alone = [original(*c[:2], config, black=c.black, ragged=c.ragged, **kw) for c in colours]
+    assert out == alone
     counted = 0
     real_peaks = cubes.top_peaks
 
