@@ -506,6 +506,17 @@ def _pad(mask: Image, n: int) -> Image:
     return out
 
 
+def _unit_ring(points: int) -> Image:
+    """Points evenly round the unit circle (x, y), the first at angle 0."""
+    t = np.linspace(0.0, 2 * math.pi, points, endpoint=False)
+    out: Image = np.stack([np.cos(t), np.sin(t)], axis=1)
+    out.flags.writeable = False
+    return out
+
+
+_RING = _unit_ring(24)  # (made once: NumPy's linspace costs more than the outline's own work)
+
+
 def _pawn_outline(
     foot: tuple[float, float],
     head: tuple[float, float],
@@ -517,8 +528,7 @@ def _pawn_outline(
     """The pawn's outline as the camera sees it (the hull of its foot's disc and its head's
     ball), the same with the head leaning ``slack`` times as far (the camera's focal length
     may be a guess), both as masks over a window of the working image, and its corner."""
-    t = np.linspace(0.0, 2 * math.pi, 24, endpoint=False)
-    ring = np.stack([np.cos(t), np.sin(t)], axis=1)
+    ring = _RING
     base, top = np.array(foot), np.array(head)
     foot_ring = base + radius * ring
     ball = top + head_radius * ring
