@@ -27,7 +27,13 @@ import numpy as np
 
 from benchmarks.timing import fmt, median_seconds
 from companion.errors import CompanionError
-from companion.vision.calibration import Calibration, calibrate, seats_in_play, uncalibrated
+from companion.vision.calibration import (
+    Calibration,
+    calibrate,
+    players_in_play,
+    seats_in_play,
+    uncalibrated,
+)
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.geometry import locate_movables
 from companion.vision.homography import Lens, project
@@ -311,10 +317,12 @@ class SpeedCase:
         cond = EASY.with_size(width, height)
         image, _ = render(position, layout, seed=3, conditions=cond)
         setup_image, _ = render(setup, layout, seed=3, conditions=cond)
-        # (The seats in play, as calibrate finds them from the set-up: the marker search
-        # wants only their court cards.)
+        # (The seats and colours in play, as calibrate finds them from the set-up: the marker
+        # search wants only their court cards, the big pieces only their grandes.)
         cal = replace(
-            uncalibrated(setup_image, layout), courts_in_play=seats_in_play(layout, setup)
+            uncalibrated(setup_image, layout),
+            courts_in_play=seats_in_play(layout, setup),
+            players=players_in_play(layout, setup),
         )
         reader = Reader(cal, layout, reader_config or DEFAULT_CONFIG)
         tiles, courts = locate_movables(image, cal, layout)

@@ -74,6 +74,9 @@ class Calibration:
     # Carolus: the seats whose court cards the set-up position puts on the table (one per
     # player): a card among them whose marker is not seen is reported, not silently unread.
     courts_in_play: tuple[int, ...] = ()
+    # El Grande: the colours the set-up position's players play (none: all five, as in older
+    # files or a calibration made without a position); no other colour's grande is looked for.
+    players: tuple[str, ...] = ()
     # Which of the colour model's board colours are the board's own print (None: all, as in
     # older files); the others are the table, which the lens bends inside the board's outline
     # (see print_colours).
@@ -120,6 +123,7 @@ class Calibration:
             "factors": {c: round(f, 4) for c, f in self.factors.items()},
             "movables": {k: [round(v, 2) for v in pose] for k, pose in self.movables.items()},
             "courts_in_play": list(self.courts_in_play),
+            "players": list(self.players),
             **(
                 {}
                 if self.board_print is None
@@ -166,6 +170,7 @@ class Calibration:
                     for k, v in dict(data.get("movables", {})).items()
                 },
                 courts_in_play=tuple(int(s) for s in data.get("courts_in_play", ())),
+                players=tuple(str(c) for c in data.get("players", ())),
                 board_print=None
                 if data.get("board_print") is None
                 else tuple((float(r[0]), float(r[1]), float(r[2])) for r in data["board_print"]),
@@ -265,6 +270,21 @@ def small_cube_warning(
         f"needs {config.min_cube_px:g} px or more to count touching cubes: use a higher camera "
         "resolution (e.g. 1920x1080) or bring the camera closer (hardware/camera.md)"
     )
+
+
+def players_in_play(layout: Layout, setup: Mapping[str, Any]) -> tuple[str, ...]:
+    """The El Grande colours a set-up position's players play (positions.md: ``players``,
+    colours); none for Carolus, whose cubes of every colour are on the table whoever plays."""
+    players = setup.get("players", []) if layout.game == "el-grande" else []
+    if not isinstance(players, list):
+        return ()
+    unknown = [p for p in players if p not in EL_GRANDE_COLOURS]
+    if unknown:
+        raise CalibrationError(
+            f"the set-up position's players {unknown} are not El Grande colours "
+            f"({', '.join(EL_GRANDE_COLOURS)}): fix the position file (spec/positions.md)"
+        )
+    return tuple(players)
 
 
 def seats_in_play(layout: Layout, setup: Mapping[str, Any]) -> tuple[int, ...]:
@@ -534,6 +554,7 @@ def calibrate(
         _make(image, layout, h, detected, model, lens, tuple(sorted(refs))),
         movables=base.movables,
         courts_in_play=seats_in_play(layout, setup),
+        players=players_in_play(layout, setup),
     )
     made = replace(made, board_print=_print_of(lab, mask, bg, made, layout, config))
     # How big one cube top reads in each colour, measured where the set-up spreads them out.
@@ -688,9 +709,15 @@ def markers_moved(
 def refreshed(
     image: Image, calibration: Calibration, layout: Layout, config: VisionConfig = DEFAULT_CONFIG
 ) -> Calibration:
-    """The calibration, with a new homography if the markers moved (colours are kept)."""
+    """The calibration, with a new homography if the markers moved (everything else is
+    kept: the colours, the cubes' factors, the tiles' places on the board, the players)."""
     if not markers_moved(image, calibration, config):
         return calibration
     h, detected, _ = locate_board(image, layout, calibration.lens)
     fresh = _make(image, layout, h, detected, calibration.colours, calibration.lens, ())
-    return replace(fresh, sampled=calibration.sampled)
+    return replace(
+        calibration,
+        image_size=fresh.image_size,
+        homography=fresh.homography,
+        markers=fresh.markers,
+    )

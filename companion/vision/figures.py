@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.calibration import Calibration
+from companion.vision.calibration import EL_GRANDE_COLOURS, Calibration
 from companion.vision.colour import BACKGROUND, ColourModel
 from companion.vision.config import VisionConfig
 from companion.vision.cubes import Patch, clean, measure_planes
@@ -73,7 +73,7 @@ def figures_of(layout: Layout) -> tuple[Figure, ...]:
             )
         if "grande" in p:
             side = float(p["grande"])
-            for colour in ("yellow", "green", "blue", "red", "black"):
+            for colour in EL_GRANDE_COLOURS:
                 out.append(Figure(f"grande:{colour}", colour, side, False, side, regions))
         return tuple(out)
     if "charlemagne" in p:

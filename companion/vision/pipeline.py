@@ -630,7 +630,9 @@ class Reader:
             if colour in names:
                 measured[colour] = per_plane[names.index(colour)]
         # Grandes: each one's top is taken out of its colour's patches.
-        grandes = [f for f in figure_list if not f.round_]
+        # (Only the players' grandes: no other colour has one on the board.)
+        players = self.calibration.players
+        grandes = [f for f in figure_list if not f.round_ and (not players or f.colour in players)]
         black = next((g for g in grandes if g.colour == "black"), None) if dark else None
         others = [g for g in grandes if g is not black]
 

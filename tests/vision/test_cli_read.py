@@ -209,3 +209,22 @@ def test_calibrate_warns_of_a_court_card_it_cannot_see(tmp_path: Path) -> None:
     assert "warning: court card of seat 1 (marker 30) not found" in out.stderr
     assert "seat 2" not in out.stderr
     assert json.loads(cal.read_text())["courts_in_play"] == [1, 2]
+
+
+def test_calibrate_keeps_the_players_and_refuses_a_colour_of_no_player(
+    table_png: Path, tmp_path: Path
+) -> None:
+    setup = tmp_path / "setup.json"
+    position = {"game": "el-grande", "players": ["green", "red"], "grandes": {"green": "granada"}}
+    setup.write_text(json.dumps(position))
+    cal = tmp_path / "cal.json"
+    args = ("calibrate", str(table_png), "--layout", "el-grande", "--position", str(setup))
+    out = run(*args, "--out", str(cal))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(cal.read_text())["players"] == ["green", "red"]
+    setup.write_text(json.dumps({**position, "players": ["green", "purple"]}))
+    bad = tmp_path / "bad.json"
+    out = run(*args, "--out", str(bad))
+    assert out.returncode == 2
+    assert "['purple'] are not El Grande colours" in out.stderr
+    assert not bad.exists()

@@ -215,3 +215,46 @@ def test_places_looked_up_at_once_are_those_found_one_by_one(eg: Layout) -> None
     want = [_place_at(geo, x, y) for x, y in points.tolist()]
     assert _places_at(geo, points) == want
     assert None in want and len({p for p in want if p is not None}) > 10
+
+
+def test_only_the_players_grandes_are_looked_for(eg: Layout) -> None:
+    """A grande-sized yellow square on a table whose set-up has no yellow player is no
+    grande (a yellow grande of a game without yellow is none: the yellow there is something
+    else); with every colour in play it is one."""
+    from dataclasses import replace
+
+    t = Table(eg)
+    for colour, region in (("green", "granada"), ("yellow", "aragon")):
+        x, y = eg.polygon(region).centroid
+        t.squares.append((colour, x, y, 16))
+    img = paint(t)
+    everyone = uncalibrated(img, eg)
+    assert everyone.players == ()
+    obs = Reader(everyone, eg).read(img)
+    assert obs.figures["grande:green"] == "granada"
+    assert obs.figures["grande:yellow"] == "aragon"
+    two = replace(everyone, players=("green", "red"))
+    obs = Reader(two, eg).read(img)
+    assert obs.figures["grande:green"] == "granada"
+    assert "grande:yellow" not in obs.figures
+    # (Written to the calibration file and read back.)
+    assert Calibration.from_json(two.to_json()).players == ("green", "red")
+
+
+def test_a_moved_board_keeps_what_the_calibration_measured(eg: Layout) -> None:
+    """The markers moved (the board was nudged): the calibration gets the new homography
+    and keeps its colours, cube factors, players and the rest."""
+    from dataclasses import replace
+
+    from companion.vision.calibration import refreshed
+
+    img = paint(Table(eg))
+    cal = replace(uncalibrated(img, eg), factors={"green": 0.9}, players=("green", "red"))
+    moved = np.roll(img, (12, 20), axis=(0, 1))
+    fresh = refreshed(moved, cal, eg)
+    assert fresh.homography != cal.homography
+    assert fresh.markers != cal.markers
+    assert fresh.factors == {"green": 0.9}
+    assert fresh.players == ("green", "red")
+    assert fresh.colours == cal.colours
+    assert refreshed(img, cal, eg) is cal  # (not moved: the same calibration)
