@@ -298,8 +298,8 @@ def occlusion(seeds: Iterable[int], clip_seeds: int = 6) -> None:
 
 @dataclass
 class SpeedCase:
-    """The speed bench's frame of one game at one size (easy camera, seed 3), its reader and
-    the tile places known."""
+    """The speed bench's frame of one game at one size (easy camera, seed 3 unless told: a
+    three-player game of each), its reader and the tile places known."""
 
     layout: Layout
     calibration: Calibration
@@ -310,13 +310,18 @@ class SpeedCase:
 
     @classmethod
     def of(
-        cls, game: str, width: int, height: int, reader_config: VisionConfig | None = None
+        cls,
+        game: str,
+        width: int,
+        height: int,
+        reader_config: VisionConfig | None = None,
+        seed: int = 3,
     ) -> SpeedCase:
         layout = load_layout(game)
-        setup, position = POSITIONS[game](3)
+        setup, position = POSITIONS[game](seed)
         cond = EASY.with_size(width, height)
-        image, _ = render(position, layout, seed=3, conditions=cond)
-        setup_image, _ = render(setup, layout, seed=3, conditions=cond)
+        image, _ = render(position, layout, seed=seed, conditions=cond)
+        setup_image, _ = render(setup, layout, seed=seed, conditions=cond)
         # (The seats and colours in play, as calibrate finds them from the set-up: the marker
         # search wants only their court cards, the big pieces only their grandes.)
         cal = replace(
@@ -369,7 +374,27 @@ def speed() -> None:
                 f"marker search, per session or when tiles move: {fmt(t_markers)})"
             )
         print(f"  {width}x{height} median ratio {statistics.median(ratios):.1f}x (aim: 4x)")
+    five_players()
     still_table_with_a_marker_unseen()
+
+
+def five_players(seed: int = 5) -> None:
+    """El Grande's read looks only for the players' grandes: the bench's frame is a game of
+    three, so a game of five (seed 5) is timed too, on one thread at 1280x720."""
+    case = SpeedCase.of("el-grande", 1280, 720, seed=seed)
+    assert len(case.calibration.players) == 5
+    image = case.image
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        t_read = median_seconds(case.read, runs=9, number=3)
+        t_floor = median_seconds(lambda: cv2.cvtColor(image, cv2.COLOR_BGR2Lab), runs=9, number=10)
+    finally:
+        cv2.setNumThreads(threads)
+    print(
+        f"  1280x720 el-grande, five players (seed {seed}), one thread: {fmt(t_read)} / "
+        f"{fmt(t_floor)} = {t_read / t_floor:4.1f}x"
+    )
 
 
 def still_table_with_a_marker_unseen(seed: int = 0, hidden: str = "t09") -> None:
