@@ -18,9 +18,10 @@ SERIAL = replace(DEFAULT_CONFIG, read_threads=1)
 THREADED = replace(DEFAULT_CONFIG, read_threads=3)
 
 
-# El Grande seed 7: its black pieces need the dark search (handed off from the second read);
+# El Grande seed 9: its black grande needs the dark search (handed off from the second read;
+# seed 7's did until the read looked only for the players' grandes: it has no black player);
 # Carolus seed 2: castles and dice beside the cubes.
-@pytest.mark.parametrize(("game", "seed"), [("el-grande", 7), ("carolus-magnus", 2)])
+@pytest.mark.parametrize(("game", "seed"), [("el-grande", 9), ("carolus-magnus", 2)])
 def test_handed_off_stages_give_the_serial_reads_observations(game: str, seed: int) -> None:
     layout = load_layout(game)
     setup, position = POSITIONS[game](seed)
