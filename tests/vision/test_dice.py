@@ -188,6 +188,27 @@ def test_a_tray_found_once_is_checked_not_searched_on_the_next_frames() -> None:
     assert list(dice_in(tray, DEFAULT_CONFIG).faces) == in_image_order(truth)
 
 
+def test_a_known_trays_check_samples_the_crops_pixels_from_the_frame() -> None:
+    """The check of a known tray takes its sample of the tray's and the board's pixels from
+    the frame by flat index (a contiguous frame) or from the crop (any other): the same grey
+    values, so the same verdict, on a frame with the tray and one with it covered."""
+    image, _ = rendered("hard", 110, ("green", "pink", "crown"))
+    found = find_tray(
+        image, build_geometry(uncalibrated(image, LAYOUT), LAYOUT), LAYOUT, DEFAULT_CONFIG
+    )
+    assert isinstance(found, Tray)
+    known = KnownTray.of(found, DEFAULT_CONFIG)
+    crop = found.crop.reshape(-1, 3)
+    sample = crop[np.concatenate([known.inside, known.ring])]
+    assert np.array_equal(image[known.rows, known.cols], sample)
+    for frame in (image, covered_tray(image, found)):
+        strided = np.zeros((frame.shape[0], frame.shape[1] + 7, 3), np.uint8)[:, 3:-4]
+        strided[...] = frame
+        assert frame.flags.c_contiguous and not strided.flags.c_contiguous
+        seen = [known.seen_in(f, DEFAULT_CONFIG) for f in (frame, strided)]
+        assert (seen[0] is None) == (seen[1] is None) == (frame is not image)
+
+
 def covered_tray(image: Any, tray: Tray) -> Any:
     """The frame with the tray's surface painted in the board's colour just round it."""
     out = image.copy()
