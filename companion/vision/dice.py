@@ -29,7 +29,7 @@ from companion.vision.local_print import (
     median_rows,
     quantile_of,
 )
-from companion.vision.masks import components, nonzero, opened_by
+from companion.vision.masks import nonzero, opened_by
 
 Image = npt.NDArray[Any]
 
@@ -80,18 +80,32 @@ def _find_dice(
     inner, search = zones if zones is not None else tray_zones(tray, side, config)
     bgr = crop.astype(np.float32)
     # Sensor noise is several grey levels on a symbol only ~10 px wide: smooth a little.
+    # (In place: one image of the crop's size fewer to make and fill.)
     sigma = config.die_smooth * side
     if sigma > 0.3:
-        bgr = np.asarray(cv2.GaussianBlur(bgr, (0, 0), sigma), np.float32)
+        cv2.GaussianBlur(bgr, (0, 0), sigma, dst=bgr)
     # (The mean of B, G and R as NumPy's mean over the last axis adds them, at a twentieth of
-    # its cost.)
-    grey = (bgr[..., 0] + bgr[..., 1] + bgr[..., 2]) / 3
+    # its cost; summed in place, in the same order.)
+    grey = bgr[..., 0] + bgr[..., 1]
+    grey += bgr[..., 2]
+    grey /= 3
     box = _search_box(search, side, config)
     body = _die_pixels_in(bgr, grey, tray, (inner, search), box, side, config)
-    # From here on only the search box: blobs and dice in its pixels, placed back in the crop.
-    x0, y0, x1, y1 = box
-    bgr, grey = bgr[y0:y1, x0:x1], grey[y0:y1, x0:x1]
-    n, labels, stats, _ = components(body.view(np.uint8), connectivity=8)
+    # From here on only the box of the die pixels: blobs and dice in it, placed back in the
+    # crop. (Labelled there only: OpenCV's statistics pass costs in proportion to the pixels
+    # it scans.)
+    part = _part_box(body, 0)
+    if part is None:
+        return []
+    py0, py1, px0, px1 = part
+    x0, y0 = box[0] + px0, box[1] + py0
+    bgr, grey = (
+        bgr[y0 : box[1] + py1, x0 : box[0] + px1],
+        grey[y0 : box[1] + py1, x0 : box[0] + px1],
+    )
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(
+        body[py0:py1, px0:px1].view(np.uint8), connectivity=8
+    )
     out: list[_Die] = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
@@ -146,9 +160,12 @@ def _opened_in(image: Image, box: Image, where: tuple[int, int, int, int]) -> Im
     x0, y0, x1, y1 = where
     r = box.shape[0] // 2
     rows, cols = image.shape
-    # (What the dilation sees of the erosion: cut at the image's edge as the whole one is.)
+    # (What the dilation sees of the erosion: cut at the image's edge as the whole one is; and
+    # what that part of the erosion sees of the image.)
     ex0, ey0, ex1, ey1 = max(0, x0 - r), max(0, y0 - r), min(cols, x1 + r), min(rows, y1 + r)
-    eroded = cv2.erode(image, box)[ey0:ey1, ex0:ex1]
+    ix0, iy0 = max(0, x0 - 2 * r), max(0, y0 - 2 * r)
+    seen = image[iy0 : min(rows, y1 + 2 * r), ix0 : min(cols, x1 + 2 * r)]
+    eroded = cv2.erode(seen, box)[ey0 - iy0 : ey1 - iy0, ex0 - ix0 : ex1 - ix0]
     opened: Image = cv2.dilate(eroded, box)[y0 - ey0 : y1 - ey0, x0 - ex0 : x1 - ex0]
     return opened
 
@@ -173,33 +190,64 @@ def _die_pixels_in(
     # (The tray's grey over a crop filled with its median: cv2.copyTo, as np.where's values.)
     own = np.full_like(grey, float(median_columns(level)[0]) if level.size else math.nan)
     cv2.copyTo(grey, tray.view(np.uint8), own)
-    x0, y0, x1, y1 = where
+    # The levels, the colours and the tests on the search zone's own box (the search box less
+    # the room round it for the thin print's opening: no die pixel lies there).
+    x0, y0, w, h = cv2.boundingRect(search.view(np.uint8))
+    x1, y1 = x0 + w, y0 + h
     window = (slice(y0, y1), slice(x0, x1))
     inner, search, grey_in = inner[window], search[window], grey[window]
-    rise = grey_in - _opened_in(own, box, where)
-    local = grey_in - _opened_in(grey, box, where)
+    out = np.zeros((where[3] - where[1], where[2] - where[0]), bool)
+    rise = grey_in - _opened_in(own, box, (x0, y0, x1, y1))
     top = float(high_quantile_of(rise[search], 0.999))
     if top < config.die_min_rise:
-        return np.zeros(search.shape, bool)
-    lab8 = cv2.cvtColor(np.clip(bgr[window], 0, 255).astype(np.uint8), cv2.COLOR_BGR2Lab)
+        return out
+    # A die: well above the tray's level (its lit top and sides) and above the board's where
+    # it stands out over the tray's edge, or its saturated spot (a blue spot can be as dark as
+    # the tray). The board's level only where the tray's is risen above (the second opening
+    # on the box of those pixels only).
+    risen = (rise >= config.die_body_share * top) & search
+    lit = np.zeros_like(risen)
+    part = _part_box(risen, 0)
+    if part is not None:
+        py0, py1, px0, px1 = part
+        sub = (x0 + px0, y0 + py0, x0 + px1, y0 + py1)
+        local = grey_in[py0:py1, px0:px1] - _opened_in(grey, box, sub)
+        lit[py0:py1, px0:px1] = risen[py0:py1, px0:px1] & (local >= config.die_board_share * top)
+    # (The smoothed 8-bit crop is within 0 and 255 already, as a weighted mean with positive
+    # weights: truncated to whole levels as np.clip's then astype's.)
+    lab8 = cv2.cvtColor(bgr[window].astype(np.uint8), cv2.COLOR_BGR2Lab)
     ref = _tray_ab(lab8, inner)
     # (The 8-bit a and b less the float32 reference: float32, as of the whole Lab made float.
     # Its square against the bound's: each difference is a whole or half level, so the sum of
     # squares is exact in float32 and the test is np.hypot's to the last bit, without a root.)
     da, db = lab8[..., 1] - ref[0], lab8[..., 2] - ref[1]
     spot = da * da + db * db >= np.float32(config.die_spot_chroma) ** 2
-    # A die: well above the tray's level (its lit top and sides) and above the board's where
-    # it stands out over the tray's edge, or its saturated spot (a blue spot can be as dark as
-    # the tray).
-    lit = (rise >= config.die_body_share * top) & (local >= config.die_board_share * top)
-    body = (lit | spot) & search
-    # A die's symbol may be as dark as the tray: the white round it encloses it.
-    body = _fill_small_holes(body, config.die_hole * side * side)
-    # A die is a whole die side across; thin bright lines (the tray's printed outline) are not.
+    body = np.zeros_like(out)
+    body[y0 - where[1] : y1 - where[1], x0 - where[0] : x1 - where[0]] = (lit | spot) & search
+    # (The holes and the opening worked out on those pixels' box and the opening's reach round
+    # it only, where all of them lie: the same holes, each enclosed within it, and the same
+    # opening, nothing set outside.)
     thin = _thin(side, config)
+    part = _part_box(body, thin)
+    if part is None:
+        return out
+    y0, y1, x0, x1 = part
+    # A die's symbol may be as dark as the tray: the white round it encloses it.
+    filled = _fill_small_holes(body[y0:y1, x0:x1], config.die_hole * side * side)
+    # A die is a whole die side across; thin bright lines (the tray's printed outline) are not.
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (thin, thin))
-    opened: Image = opened_by(body.astype(np.uint8), disc)
-    return opened > 0
+    out[y0:y1, x0:x1] = opened_by(filled.view(np.uint8), disc)
+    return out
+
+
+def _part_box(mask: Image, pad: int) -> tuple[int, int, int, int] | None:
+    """The box (y0, y1, x0, x1) of a mask's pixels with ``pad`` pixels round it (within the
+    mask), or None if the mask is empty."""
+    x, y, w, h = cv2.boundingRect(mask.view(np.uint8))
+    if not w:
+        return None
+    rows, cols = mask.shape
+    return max(0, y - pad), min(rows, y + h + pad), max(0, x - pad), min(cols, x + w + pad)
 
 
 def _tray_ab(lab8: Image, inner: Image) -> Image:
@@ -273,6 +321,11 @@ def _split(comp: Image, n: int, side: float) -> list[tuple[Image, Image, tuple[f
     others' a die apart) and the pixels nearer it than any other heart, with their
     :func:`_depth`."""
     depth = _depth(comp)
+    if n == 1:
+        # (The first deepest pixel in raster order, as the stable sort below picks it: a
+        # pixel outside the blob is 0 deep, one in it at least 1.)
+        y, x = divmod(int(depth.argmax()), comp.shape[1])
+        return [(comp, depth, (float(x), float(y)))]
     ys, xs = nonzero(comp)
     hearts: list[tuple[float, float]] = []
     for k in np.argsort(-depth[ys, xs], kind="stable"):
@@ -300,18 +353,21 @@ def _depth(mask: Image) -> Image:
 
 def _elongation(mask: Image) -> float:
     """Long over short axis of a blob (its pixels' spread)."""
-    ys, xs = nonzero(mask)
-    if xs.size < 3:
+    # (From OpenCV's moments of the pixels: whole-number sums, exact, in one call; the
+    # covariance's eigenvalues in closed form. np.cov and eigvalsh cost ten times as much on a
+    # die's few hundred pixels, and agree to ~1e-15.)
+    m = cv2.moments(mask.view(np.uint8), binaryImage=True)
+    n = int(m["m00"])
+    if n < 3:
         return 1.0
+    sx, sy = int(m["m10"]), int(m["m01"])
+    scale = n * (n - 1)
     # A pixel is a unit square: its own spread (1/12) keeps a one-pixel line finite.
-    # (NumPy's np.cov step for step, without its checks: half its ~15 µs.)
-    spread = np.vstack([xs, ys]).astype(np.float64)
-    spread -= spread.mean(axis=1)[:, None]
-    cov = np.dot(spread, spread.T)
-    cov *= np.true_divide(1, xs.size - 1)
-    cov += np.eye(2) / 12.0
-    lo, hi = np.linalg.eigvalsh(cov)
-    return float(np.sqrt(hi / max(lo, 1e-9)))
+    xx = (n * int(m["m20"]) - sx * sx) / scale + 1 / 12
+    yy = (n * int(m["m02"]) - sy * sy) / scale + 1 / 12
+    xy = (n * int(m["m11"]) - sx * sy) / scale
+    mid, half = (xx + yy) / 2, math.hypot((xx - yy) / 2, xy)
+    return math.sqrt((mid + half) / max(mid - half, 1e-9))
 
 
 @dataclass(frozen=True)
@@ -329,26 +385,38 @@ def _symbols(chromatic: Image, comp: Image, side: float, config: VisionConfig) -
     half way is its drawn edge)."""
     taken = np.zeros_like(comp)
     out = []
+    h, w = comp.shape
     for cy, cx in _peaks(np.where(comp, chromatic, 0.0), config.die_symbol_chromatic):
         if taken[cy, cx]:
             continue
         level = (chromatic >= config.die_symbol_level * chromatic[cy, cx]) & comp
-        _, labels = cv2.connectedComponents(level.astype(np.uint8), connectivity=8)
-        blob = labels == labels[cy, cx]
+        # The peak's 8-connected patch of the level: OpenCV's flood from the peak, marked in a
+        # mask (labelling the whole level and picking the peak's label costs more).
+        flood = np.zeros((h + 2, w + 2), np.uint8)
+        cv2.floodFill(level.view(np.uint8), flood, (cx, cy), 1, 0, 0, _PATCH_FLOOD)
+        blob = flood[1:-1, 1:-1].view(bool)
         taken |= blob
-        ys, xs = nonzero(blob)
-        # (Sums of whole numbers over the count: NumPy's mean to the last bit, at less cost.)
-        centre = (float(xs.sum()) / xs.size, float(ys.sum()) / ys.size)
-        out.append(_Symbol(blob, centre, xs.size / side**2))
+        # (Its moments are whole-number sums, exact: their ratios are NumPy's means.)
+        m = cv2.moments(flood[1:-1, 1:-1], binaryImage=True)
+        centre = (m["m10"] / m["m00"], m["m01"] / m["m00"])
+        out.append(_Symbol(blob, centre, m["m00"] / side**2))
     return out
+
+
+# (8-connected, the mask only filled, with 1s.)
+_PATCH_FLOOD = 8 | cv2.FLOODFILL_MASK_ONLY | (1 << 8)
 
 
 def _peaks(values: Image, least: float) -> list[tuple[int, int]]:
     """Local maxima of at least ``least``, highest first, as (row, column)."""
-    top = cv2.dilate(values.astype(np.float32), np.ones((3, 3), np.uint8))
-    ys, xs = nonzero((values >= top) & (values >= least))
-    order = np.argsort(-values[ys, xs], kind="stable")
-    return [(int(ys[k]), int(xs[k])) for k in order]
+    top = cv2.dilate(values.astype(np.float32, copy=False), _SQUARE3)
+    # (By flat index: the same pixels in the same order, with fewer and cheaper gathers.)
+    flat = np.flatnonzero((values >= top) & (values >= least))
+    flat = flat[np.argsort(-values.reshape(-1)[flat], kind="stable")]
+    return list(zip(*(v.tolist() for v in np.divmod(flat, values.shape[1])), strict=True))
+
+
+_SQUARE3 = np.ones((3, 3), np.uint8)
 
 
 def _white(bgr: Image, grey: Image, mask: Image, config: VisionConfig) -> Image:
@@ -377,7 +445,8 @@ def _symbol_colour(
     """A symbol's colour as B, G, R ratios to the die's white round it: the median of its
     most coloured pixels near its centre (its edge is blended with the white)."""
     h, w = part.shape
-    ys, xs = np.ogrid[0:h, 0:w]
+    # (np.ogrid's values, without its Python-level cost.)
+    xs, ys = np.arange(w), np.arange(h)[:, None]
     dist = np.hypot(xs - symbol.centre[0], ys - symbol.centre[1])
     near = part & (dist < config.die_white_radius * side) & ~symbol.blob
     white = _white(bgr, grey, near if near.any() else part, config)

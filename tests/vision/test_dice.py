@@ -188,6 +188,27 @@ def test_a_tray_found_once_is_checked_not_searched_on_the_next_frames() -> None:
     assert list(dice_in(tray, DEFAULT_CONFIG).faces) == in_image_order(truth)
 
 
+def test_a_known_trays_check_samples_the_crops_pixels_from_the_frame() -> None:
+    """The check of a known tray takes its sample of the tray's and the board's pixels from
+    the frame by flat index (a contiguous frame) or from the crop (any other): the same grey
+    values, so the same verdict, on a frame with the tray and one with it covered."""
+    image, _ = rendered("hard", 110, ("green", "pink", "crown"))
+    found = find_tray(
+        image, build_geometry(uncalibrated(image, LAYOUT), LAYOUT), LAYOUT, DEFAULT_CONFIG
+    )
+    assert isinstance(found, Tray)
+    known = KnownTray.of(found, DEFAULT_CONFIG)
+    crop = found.crop.reshape(-1, 3)
+    sample = crop[np.concatenate([known.inside, known.ring])]
+    assert np.array_equal(image[known.rows, known.cols], sample)
+    for frame in (image, covered_tray(image, found)):
+        strided = np.zeros((frame.shape[0], frame.shape[1] + 7, 3), np.uint8)[:, 3:-4]
+        strided[...] = frame
+        assert frame.flags.c_contiguous and not strided.flags.c_contiguous
+        seen = [known.seen_in(f, DEFAULT_CONFIG) for f in (frame, strided)]
+        assert (seen[0] is None) == (seen[1] is None) == (frame is not image)
+
+
 def covered_tray(image: Any, tray: Tray) -> Any:
     """The frame with the tray's surface painted in the board's colour just round it."""
     out = image.copy()
@@ -214,9 +235,11 @@ def test_a_tray_no_longer_where_it_was_found_is_looked_for_again() -> None:
         assert sorted(reader.read(image).dice) == ["crown", "green", "pink"]
 
 
-def test_a_blobs_elongation_is_numpys_covariance_to_the_last_bit() -> None:
-    """``_elongation`` works the covariance out by hand (without np.cov's checks): the same
-    numbers as np.cov on a line, a square, a slanted bar and a random blob."""
+def test_a_blobs_elongation_is_numpys_covariance_to_its_rounding() -> None:
+    """``_elongation`` works the covariance out from OpenCV's moments (whole-number sums)
+    and its eigenvalues in closed form: np.cov's and eigvalsh's numbers to ~1e-15 (the last
+    bits differ; the elongation is only compared with a bound) on a line, a square, a slanted
+    bar, random blobs and ellipses of every size and turn."""
     from companion.vision.dice import _elongation
 
     rng = np.random.default_rng(4)
@@ -226,12 +249,94 @@ def test_a_blobs_elongation_is_numpys_covariance_to_the_last_bit() -> None:
     square[2:10, 2:10] = True
     bar = np.zeros((30, 30), np.uint8)
     cv2.line(bar, (3, 5), (26, 22), 1, 4)
-    for mask in (line, square, bar > 0, rng.random((25, 17)) > 0.6):
+    masks = [line, square, bar > 0, rng.random((25, 17)) > 0.6, np.ones((1, 2), bool)]
+    for _ in range(300):
+        h, w = (int(v) for v in rng.integers(1, 40, 2))
+        blob = np.zeros((h, w), np.uint8)
+        centre = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+        axes = (int(rng.integers(0, 20)), int(rng.integers(0, 20)))
+        cv2.ellipse(blob, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1, -1)
+        masks.append((blob > 0) & (rng.random((h, w)) < 0.9))
+    for mask in masks:
         ys, xs = np.nonzero(mask)
+        if xs.size < 3:
+            assert _elongation(mask) == 1.0
+            continue
         cov = np.cov(np.vstack([xs, ys]).astype(np.float64)) + np.eye(2) / 12.0
         lo, hi = np.linalg.eigvalsh(cov)
-        assert _elongation(mask) == float(np.sqrt(hi / max(lo, 1e-9)))
+        assert _elongation(mask) == pytest.approx(float(np.sqrt(hi / max(lo, 1e-9))), rel=1e-12)
     assert _elongation(line) > 10 and _elongation(square) < 1.01
+
+
+def test_a_single_dies_heart_is_its_first_deepest_pixel() -> None:
+    """``_split`` of one die takes its deepest pixel, the first in raster order (as the
+    stable sort of all its pixels' depths, kept for several dice, picks it), on blobs with
+    several equally deep pixels."""
+    from companion.vision.dice import _depth, _split
+    from companion.vision.masks import nonzero
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        h, w = (int(v) for v in rng.integers(3, 30, 2))
+        blob = np.zeros((h, w), np.uint8)
+        cv2.rectangle(blob, (1, 1), (w - 2, h - 2), 1, -1)
+        blob = (blob > 0) & (rng.random((h, w)) < 0.95)
+        if not blob.any():
+            continue
+        depth = _depth(blob)
+        ys, xs = nonzero(blob)
+        k = int(np.argsort(-depth[ys, xs], kind="stable")[0])
+        ((part, part_depth, heart),) = _split(blob, 1, 10.0)
+        assert part is blob and np.array_equal(part_depth, depth)
+        assert heart == (float(xs[k]), float(ys[k]))
+
+
+def test_a_symbols_patch_is_the_peaks_label_of_its_level() -> None:
+    """``_symbols`` takes each peak's patch by a flood from it, its centre and area from its
+    moments: the same patches, centres and areas as labelling the whole level and taking the
+    peak's label (NumPy's means of its pixels), on random colour on random blobs."""
+    from companion.vision.dice import _peaks, _symbols
+    from companion.vision.masks import nonzero
+
+    config = DEFAULT_CONFIG
+    rng = np.random.default_rng(11)
+    for _ in range(100):
+        h, w = (int(v) for v in rng.integers(8, 30, 2))
+        comp = rng.random((h, w)) < 0.9
+        chromatic = cv2.GaussianBlur(rng.random((h, w)).astype(np.float32), (0, 0), 1.5) * 2
+        got = _symbols(chromatic, comp, 10.0, config)
+        taken = np.zeros_like(comp)
+        want = []
+        for cy, cx in _peaks(np.where(comp, chromatic, 0.0), config.die_symbol_chromatic):
+            if taken[cy, cx]:
+                continue
+            level = (chromatic >= config.die_symbol_level * chromatic[cy, cx]) & comp
+            _, labels = cv2.connectedComponents(level.astype(np.uint8), connectivity=8)
+            blob = labels == labels[cy, cx]
+            taken |= blob
+            ys, xs = nonzero(blob)
+            want.append((blob, (xs.mean(), ys.mean()), xs.size / 100.0))
+        assert want
+        assert len(got) == len(want)
+        for symbol, (blob, centre, area) in zip(got, want, strict=True):
+            assert np.array_equal(symbol.blob, blob)
+            assert symbol.centre == centre and symbol.area == area
+
+
+@pytest.mark.parametrize("sigma", [0.7, 1.06])
+def test_the_crop_is_smoothed_in_place_and_its_grey_summed_in_place_alike(sigma: float) -> None:
+    """The dice's crop is smoothed in place and its grey summed in place: the same numbers as
+    OpenCV's blur into a new image and NumPy's sum of the three channels over three."""
+    image, _ = rendered("hard", 110, ("green", "pink", "crown"))
+    crop = np.ascontiguousarray(image[300:480, 500:740])
+    want = np.asarray(cv2.GaussianBlur(crop.astype(np.float32), (0, 0), sigma), np.float32)
+    got = crop.astype(np.float32)
+    cv2.GaussianBlur(got, (0, 0), sigma, dst=got)
+    assert np.array_equal(got, want)
+    grey = got[..., 0] + got[..., 1]
+    grey += got[..., 2]
+    grey /= 3
+    assert np.array_equal(grey, (want[..., 0] + want[..., 1] + want[..., 2]) / 3)
 
 
 def test_the_faces_hue_and_colourfulness_are_worked_out_once_per_floor() -> None:
