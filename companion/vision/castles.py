@@ -709,8 +709,15 @@ class _PrintGrid:
         for x0, y0, x1, y1 in windows:
             c0, c1 = max(0, x0 // step - reach), min(cols, (x1 - 1) // step + 1 + reach)
             r0, r1 = max(0, y0 // step - reach), min(rows, (y1 - 1) // step + 1 + reach)
-            if c0 >= c1 or r0 >= r1 or self.exact[r0:r1, c0:c1].all():
+            if c0 >= c1 or r0 >= r1:
                 continue
+            # (Only the box of the cells not yet exact: windows side by side share cells.)
+            rows_left = np.flatnonzero(~self.exact[r0:r1, c0:c1].all(axis=1))
+            cols_left = np.flatnonzero(~self.exact[r0:r1, c0:c1].all(axis=0))
+            if not rows_left.size:
+                continue
+            r0, r1 = r0 + int(rows_left[0]), r0 + int(rows_left[-1]) + 1
+            c0, c1 = c0 + int(cols_left[0]), c0 + int(cols_left[-1]) + 1
             px = np.s_[r0 * step : r1 * step, c0 * step : c1 * step]
             lab = _blurred_lab(self.box, c0 * step, r0 * step, c1 * step, r1 * step)
             self.grid[r0:r1, c0:c1] = _cell_means(lab, self.print_[px], (c1 - c0, r1 - r0))[0]
