@@ -18,7 +18,8 @@ on) is worked out once per tile placement (:class:`TileView`); per frame, the te
 one after the other on the pixels still in play, the first (nearly hueless before the cast is
 taken off) over the tiles' box in one OpenCV pass. Castles too small to be read binned but
 wide enough to be seen on the bins (a 720p frame's) are found on the bins and decided on the
-pixels of a window round each candidate (:func:`_bins_then_pixels`).
+pixels of a window round each candidate (:func:`_bins_then_pixels`): only there, and on the
+mat round the tiles, is every pixel made Lab.
 """
 
 from __future__ import annotations
@@ -613,10 +614,14 @@ def _bins_then_pixels(
 ) -> list[CastleBlob]:
     """:func:`castle_blobs` found on the bins (``coarse``) and decided on the working image's
     pixels (``view``) in a window round each candidate: the tests and the blobs of the search
-    on a quarter of the pixels, the blobs measured as an unbinned search measures them, with
-    its print round each pixel and its mat round each tile. (The print worked out on the bins'
-    own cells, or on the pixels' cells with each cell's mean BGR made Lab, is a grey level or
-    two lighter: a blob on hard seed 186 grew thicker than a castle.)"""
+    on a quarter of the pixels (each bin's mean BGR made Lab), the blobs measured as an
+    unbinned search measures them, with its print round each pixel and its mat round each
+    tile. Only the windows' print cells (and theirs the median reads) are made of every print
+    pixel's blurred Lab; elsewhere (where to look, the median filling the cells that are not
+    print, the typical share) they are estimated from every third pixel each way, not blurred:
+    unbiased, if noisier. (The print worked out on the bins' own cells, or on the pixels' cells
+    with each cell's mean BGR made Lab, is a grey level or two lighter, the cube root being
+    concave: a blob on hard seed 186 grew thicker than a castle.)"""
     width = castle_width(geo, layout)  # in working pixels
     bx, by, bw, bh = view.box
     box = image[by : by + bh, bx : bx + bw]
@@ -626,7 +631,7 @@ def _bins_then_pixels(
         pieces = cv2.inRange(labels[by : by + bh, bx : bx + bw], BACKGROUND + 1, UNKNOWN - 1)
         print_ = cv2.subtract(print_, pieces)
     window = round(config.castle_print_window * width)
-    grid = _PrintGrid.of(box, print_, window, config.castle_print_cells)
+    grid = _PrintGrid.of(box, print_, window, config.castle_print_cells, config.castle_print_sample)
     assert view.mat_blur is not None
     reference = _mat_reference_of(view.mat_blur.lab(image, (bx, by)), view, table)
     # The bins: the working image's 2x2 mean made Lab (as the binned search's), only to find
@@ -661,11 +666,6 @@ def _bins_then_pixels(
     return found.decided(_candidates(mask, half, config), width, (ex, ey), exact)
 
 
-# Every this many pixels each way (a ninth of them) the print's cells are estimated from,
-# where no candidate needs them exact (see _PrintGrid).
-_PRINT_SAMPLE = 3
-
-
 @dataclass
 class _PrintGrid:
     """The print's cells (:func:`local_print.print_cells` of the unbinned search's blurred
@@ -683,15 +683,16 @@ class _PrintGrid:
     exact: Image  # bool: the cells whose mean is of every print pixel
 
     @classmethod
-    def of(cls, box: Image, print_: Image, window: int, cells: int) -> _PrintGrid:
+    def of(cls, box: Image, print_: Image, window: int, cells: int, every: int) -> _PrintGrid:
+        """The grid estimated from every ``every``-th pixel each way, none exact yet."""
         h, w = box.shape[:2]
         step = max(1, min(round(window / cells), h, w))
         cols, rows = w // step, h // step
         share = cv2.resize(
             print_[: rows * step, : cols * step], (cols, rows), interpolation=cv2.INTER_AREA
         )
-        lab = cv2.cvtColor(_sampled(box, rows, cols, step), cv2.COLOR_BGR2Lab)
-        sampled = _sampled(print_, rows, cols, step)
+        lab = cv2.cvtColor(_sampled(box, rows, cols, step, every), cv2.COLOR_BGR2Lab)
+        sampled = _sampled(print_, rows, cols, step, every)
         grid, seen = _cell_means(lab, sampled, (cols, rows))
         # (A cell mostly print but none of it sampled: the print cells' median, as a cell
         # that is not print.)
@@ -743,18 +744,18 @@ class _PrintGrid:
         return PrintCells(smooth, found.view(np.uint8) * np.uint8(255), self.step)
 
 
-def _sampled(image: Image, rows: int, cols: int, step: int) -> Image:
-    """The pixels sampled in each of rows x cols cells ``step`` a side: every
-    ``_PRINT_SAMPLE``-th each way, from the middle of the first ``_PRINT_SAMPLE``."""
-    if step % _PRINT_SAMPLE == 0:
+def _sampled(image: Image, rows: int, cols: int, step: int, every: int) -> Image:
+    """The pixels sampled in each of rows x cols cells ``step`` a side: every ``every``-th
+    each way, from the middle of the first ``every``."""
+    if step % every == 0:
         # (A nearest resize by a whole factor reads each block's middle pixel: OpenCV's
         # copy, several times as fast as NumPy's of a strided view.)
-        size = (cols * step // _PRINT_SAMPLE, rows * step // _PRINT_SAMPLE)
+        size = (cols * step // every, rows * step // every)
         out: Image = cv2.resize(
             image[: rows * step, : cols * step], size, interpolation=cv2.INTER_NEAREST_EXACT
         )
         return out
-    within = np.arange(_PRINT_SAMPLE // 2, step, _PRINT_SAMPLE)
+    within = np.arange(every // 2, step, every)
     ys = (np.arange(rows)[:, None] * step + within).reshape(-1)
     xs = (np.arange(cols)[:, None] * step + within).reshape(-1)
     out = np.take(np.take(image, ys, axis=0), xs, axis=1)

@@ -544,15 +544,15 @@ def test_the_print_made_exact_round_windows_is_the_print_of_every_pixel_there() 
     over the whole box, the cells are print_cells' to the last bit."""
     _, view, box = _speed_view_720p()
     window = round(DEFAULT_CONFIG.castle_print_window * 11.4)
-    cells = DEFAULT_CONFIG.castle_print_cells
+    cells, every = DEFAULT_CONFIG.castle_print_cells, DEFAULT_CONFIG.castle_print_sample
     whole = print_cells(view.lab(box), view.on_tile, window, cells)
-    grid = castles._PrintGrid.of(box, view.on_tile, window, cells)
+    grid = castles._PrintGrid.of(box, view.on_tile, window, cells, every)
     rough = grid.cells()
     assert rough.step == whole.step and np.array_equal(rough.found, whole.found)
     assert not np.array_equal(rough.lab, whole.lab)  # (the estimate: not every pixel's)
     # A window's cells and theirs the median reads exact, the rest estimated: the window's
     # pixels read every pixel's print (the cells not print given every pixel's median).
-    exact = castles._PrintGrid.of(box, view.on_tile, window, cells)
+    exact = castles._PrintGrid.of(box, view.on_tile, window, cells, every)
     exact.make_exact([(0, 0, box.shape[1], box.shape[0])])
     assert exact.exact.all()
     assert np.array_equal(exact.cells().lab, whole.lab)
