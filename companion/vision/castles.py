@@ -18,7 +18,8 @@ on) is worked out once per tile placement (:class:`TileView`); per frame, the te
 one after the other on the pixels still in play, the first (nearly hueless before the cast is
 taken off) over the tiles' box in one OpenCV pass. Castles too small to be read binned but
 wide enough to be seen on the bins (a 720p frame's) are found on the bins and decided on the
-pixels of a window round each candidate (:func:`_bins_then_pixels`).
+pixels of a window round each candidate (:func:`_bins_then_pixels`): only there, and on the
+mat round the tiles, is every pixel made Lab.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from companion.vision.local_print import (
     lab_distance,
     median_columns,
     median_rows,
+    median_u8,
     percentile_rows,
     print_cells,
 )
@@ -146,6 +148,9 @@ class TileView:
     # castle stays VisionConfig.castle_where_bin_px wide on the bins (the candidates found
     # there are decided on this view's pixels); None: looked for on this view.
     coarse: TileView | None = None
+    # Where the mat pixels' 3x3 neighbours lie (for their blurred Lab without the box's):
+    # set with ``coarse``.
+    mat_blur: _MatBlur | None = None
 
     @classmethod
     def of(cls, geo: Geometry, layout: Layout, config: VisionConfig) -> TileView | None:
@@ -156,7 +161,8 @@ class TileView:
         if binned >= config.castle_bin_px:
             return cls._at(geo, 2)
         if binned >= config.castle_where_bin_px:
-            return replace(cls._at(geo, 1), coarse=cls._at(geo, 2))
+            view = cls._at(geo, 1)
+            return replace(view, coarse=cls._at(geo, 2), mat_blur=_MatBlur.of(view.over_mat))
         return cls._at(geo, 1)
 
     @classmethod
@@ -216,6 +222,53 @@ class TileView:
         if self.bin == 1:
             lab = cv2.blur(lab, (3, 3))
         return lab
+
+
+@dataclass(frozen=True)
+class _MatBlur:
+    """The mat pixels' (:attr:`TileView.over_mat`) blurred Lab, as the box's 3x3 blur gives it,
+    from their neighbours' pixels only: those neighbours (box rows and columns; beyond the
+    box's edge the blur's reflection) and each mat pixel's nine of them (rows into that list)."""
+
+    ys: npt.NDArray[Any]
+    xs: npt.NDArray[Any]
+    nine: npt.NDArray[Any]  # 9 x N
+
+    @classmethod
+    def of(cls, over_mat: Image) -> _MatBlur:
+        h, w = over_mat.shape
+        ys, xs = np.nonzero(over_mat)
+
+        def reflected(at: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:
+            # (OpenCV's default border, BORDER_REFLECT_101: -1 is 1, size is size - 2.)
+            return np.abs(size - 1 - np.abs(size - 1 - at))
+
+        shifts = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+        flat = np.stack(
+            [reflected(ys + dy, h) * w + reflected(xs + dx, w) for dy, dx in shifts], axis=1
+        )
+        unique, nine = np.unique(flat, return_inverse=True)
+        at_y, at_x = np.divmod(unique, w)
+        return cls(at_y, at_x, np.ascontiguousarray(nine.reshape(flat.shape).T, np.intp))
+
+    def lab(self, image: Image, corner: tuple[int, int]) -> Image:
+        """The mat pixels' blurred Lab (N x 3, uint8; ``image``: the working image, BGR, the
+        view's box at ``corner``)."""
+        if not self.nine.shape[1]:
+            return np.zeros((0, 3), np.uint8)
+        pixels, pitch = _pixel_rows(image)
+        # (Each pixel's three bytes as one item: NumPy gathers those ten times as fast as
+        # rows of three.)
+        at = (self.ys + corner[1]) * pitch + (self.xs + corner[0])
+        bgr = np.take(pixels.view(np.dtype("V3")).reshape(-1), at).view(np.uint8).reshape(-1, 3)
+        # Each pixel's Lab in four 16-bit lanes of one 64-bit word: the nine neighbours'
+        # sums in one gather and one sum (nine 8-bit values stay within a lane).
+        lanes = cv2.cvtColor(_lab_rows(bgr).astype(np.uint16)[None], cv2.COLOR_BGR2BGRA)[0]
+        sums = np.take(lanes.view(np.uint64).reshape(-1), self.nine).sum(axis=0, dtype=np.uint64)
+        three = cv2.cvtColor(sums.view(np.uint16).reshape(1, -1, 4), cv2.COLOR_BGRA2BGR)
+        # (cv2.blur's 8-bit mean of nine, rounded: a ninth never ends in a half.)
+        out: Image = cv2.convertScaleAbs(three, alpha=1 / 9)[0]
+        return out
 
 
 def _lab_boxes(on_tile: Image, blur: bool) -> tuple[tuple[tuple[int, int, int, int], ...], Image]:
@@ -561,10 +614,14 @@ def _bins_then_pixels(
 ) -> list[CastleBlob]:
     """:func:`castle_blobs` found on the bins (``coarse``) and decided on the working image's
     pixels (``view``) in a window round each candidate: the tests and the blobs of the search
-    on a quarter of the pixels, the blobs measured as an unbinned search measures them, with
-    its print round each pixel and its mat round each tile. (The print worked out on the bins'
-    own cells, or on the pixels' cells with each cell's mean BGR made Lab, is a grey level or
-    two lighter: a blob on hard seed 186 grew thicker than a castle.)"""
+    on a quarter of the pixels (each bin's mean BGR made Lab), the blobs measured as an
+    unbinned search measures them, with its print round each pixel and its mat round each
+    tile. Only the windows' print cells (and theirs the median reads) are made of every print
+    pixel's blurred Lab; elsewhere (where to look, the median filling the cells that are not
+    print, the typical share) they are estimated from every third pixel each way, not blurred:
+    unbiased, if noisier. (The print worked out on the bins' own cells, or on the pixels' cells
+    with each cell's mean BGR made Lab, is a grey level or two lighter, the cube root being
+    concave: a blob on hard seed 186 grew thicker than a castle.)"""
     width = castle_width(geo, layout)  # in working pixels
     bx, by, bw, bh = view.box
     box = image[by : by + bh, bx : bx + bw]
@@ -572,39 +629,159 @@ def _bins_then_pixels(
     if labels is not None:
         # The colour model's piece colours (cubes, Charlemagne) are left out of the print.
         pieces = cv2.inRange(labels[by : by + bh, bx : bx + bw], BACKGROUND + 1, UNKNOWN - 1)
-        print_ = cv2.bitwise_and(print_, cv2.inRange(pieces, 0, 0))
-    lab = view.lab(box)
+        print_ = cv2.subtract(print_, pieces)
     window = round(config.castle_print_window * width)
-    cells = print_cells(lab, print_, window, config.castle_print_cells)
-    typical = _median_share(cells, view, table)
-    reference = _mat_reference(lab, view, table)
-    # The bins: the blurred Lab's mean over each (every bin searched lies on the tiles or the
-    # mat, whose Lab is made; its box starts on an even pixel, the box's first or the one
-    # before).
+    grid = _PrintGrid.of(box, print_, window, config.castle_print_cells, config.castle_print_sample)
+    assert view.mat_blur is not None
+    reference = _mat_reference_of(view.mat_blur.lab(image, (bx, by)), view, table)
+    # The bins: the working image's 2x2 mean made Lab (as the binned search's), only to find
+    # where to look: what is found there is decided on the pixels.
     cx, cy, cw, ch = coarse.box
-    ex, ey = cx - bx, cy - by
-    padded = cv2.copyMakeBorder(
-        lab,
-        -ey,
-        max(0, ch - (bh - ey)),
-        -ex,
-        max(0, cw - (bw - ex)),
-        cv2.BORDER_REPLICATE,
+    bins = cv2.resize(
+        image[cy : cy + ch, cx : cx + cw], (cw // 2, ch // 2), interpolation=cv2.INTER_AREA
     )
-    sub = cv2.resize(padded[:ch, :cw], (cw // 2, ch // 2), interpolation=cv2.INTER_AREA)
+    sub = coarse.lab(bins)
+    ex, ey = cx - bx, cy - by
     dy, dx = ey + 0.5, ex + 0.5  # a bin's middle in the unbinned box
+    rough = grid.cells()
 
     def around(where: npt.NDArray[Any]) -> Image:
         row, column = np.divmod(where, sub.shape[1])
-        return cells.at(row * 2 + dy, column * 2 + dx)
+        return rough.at(row * 2 + dy, column * 2 + dx)
 
     where = hueless(sub, around, coarse, table, config, reference)
     neutral: Image = np.zeros(sub.shape[:2], np.uint8)
     neutral.reshape(-1)[where] = 1
     half = width / 2
     mask = fill_small_holes(neutral, config.castle_hole * half * half)
-    found = _Found(image, view, cells, reference, table, typical, geo, place_at, config)
-    return found.decided(_candidates(mask, half, config), width, (ex, ey))
+
+    def exact(windows: list[_Box]) -> tuple[PrintCells, float]:
+        grid.make_exact(windows)
+        cells = grid.cells()
+        return cells, _median_share(cells, view, table)
+
+    # (The cells and typical share measured with are the exact ones round the windows: these
+    # two are replaced before any blob is measured.)
+    found = _Found(image, view, rough, reference, table, 1.0, geo, place_at, config)
+    return found.decided(_candidates(mask, half, config), width, (ex, ey), exact)
+
+
+@dataclass
+class _PrintGrid:
+    """The print's cells (:func:`local_print.print_cells` of the unbinned search's blurred
+    Lab) made exact, of every print pixel's blurred Lab, only round the windows that ask for
+    them (:meth:`make_exact`), and estimated elsewhere from every third pixel each way, not
+    blurred (unbiased: Lab of a mean BGR would be lighter, the cube root being concave): a
+    ninth of the Lab for where to look."""
+
+    box: Image  # the unbinned box's BGR
+    print_: Image  # uint8 0/255: the print's pixels of the box
+    step: int  # pixels a cell side
+    k: int  # the median's cells a side
+    share: Image  # each cell's print share (0-255), of every pixel: exact
+    grid: Image  # each cell's print mean (uint8 Lab)
+    exact: Image  # bool: the cells whose mean is of every print pixel
+
+    @classmethod
+    def of(cls, box: Image, print_: Image, window: int, cells: int, every: int) -> _PrintGrid:
+        """The grid estimated from every ``every``-th pixel each way, none exact yet."""
+        h, w = box.shape[:2]
+        step = max(1, min(round(window / cells), h, w))
+        cols, rows = w // step, h // step
+        share = cv2.resize(
+            print_[: rows * step, : cols * step], (cols, rows), interpolation=cv2.INTER_AREA
+        )
+        lab = cv2.cvtColor(_sampled(box, rows, cols, step, every), cv2.COLOR_BGR2Lab)
+        sampled = _sampled(print_, rows, cols, step, every)
+        grid, seen = _cell_means(lab, sampled, (cols, rows))
+        # (A cell mostly print but none of it sampled: the print cells' median, as a cell
+        # that is not print.)
+        missing = (share >= 128) & (seen == 0)
+        if missing.any() and (ok := (share >= 128) & (seen > 0)).any():
+            grid[missing] = median_u8(grid[ok]).astype(np.uint8)
+        return cls(box, print_, step, max(3, cells | 1), share, grid, np.zeros((rows, cols), bool))
+
+    def make_exact(self, windows: list[_Box]) -> None:
+        """The cells whose print a pixel of these windows (x0, y0, x1, y1 in the box) reads,
+        made of every print pixel's blurred Lab: those round it (:meth:`PrintCells.at`), and
+        theirs the median reads."""
+        rows, cols = self.share.shape
+        step, reach = self.step, self.k // 2 + 1
+        for x0, y0, x1, y1 in windows:
+            c0, c1 = max(0, x0 // step - reach), min(cols, (x1 - 1) // step + 1 + reach)
+            r0, r1 = max(0, y0 // step - reach), min(rows, (y1 - 1) // step + 1 + reach)
+            if c0 >= c1 or r0 >= r1:
+                continue
+            # (Only the box of the cells not yet exact: windows side by side share cells.)
+            rows_left = np.flatnonzero(~self.exact[r0:r1, c0:c1].all(axis=1))
+            cols_left = np.flatnonzero(~self.exact[r0:r1, c0:c1].all(axis=0))
+            if not rows_left.size:
+                continue
+            r0, r1 = r0 + int(rows_left[0]), r0 + int(rows_left[-1]) + 1
+            c0, c1 = c0 + int(cols_left[0]), c0 + int(cols_left[-1]) + 1
+            px = np.s_[r0 * step : r1 * step, c0 * step : c1 * step]
+            lab = _blurred_lab(self.box, c0 * step, r0 * step, c1 * step, r1 * step)
+            self.grid[r0:r1, c0:c1] = _cell_means(lab, self.print_[px], (c1 - c0, r1 - r0))[0]
+            self.exact[r0:r1, c0:c1] = True
+
+    def fill(self) -> Image | None:
+        """What the cells not print take: the print cells' median (None: no print cell)."""
+        found = self.share >= 128
+        if not found.any():
+            return None
+        out: Image = median_u8(self.grid[found]).astype(np.uint8)
+        return out
+
+    def cells(self, fill: Image | None = None) -> PrintCells:
+        """The print round each pixel, as :func:`local_print.print_cells` makes it of the
+        grid's means (the cells not print: ``fill``, by default :meth:`fill`)."""
+        found = self.share >= 128
+        grid = self.grid.copy()
+        fill = self.fill() if fill is None else fill
+        if fill is not None:
+            grid[~found] = fill
+        smooth: Image = cv2.medianBlur(grid, self.k)
+        return PrintCells(smooth, found.view(np.uint8) * np.uint8(255), self.step)
+
+
+def _sampled(image: Image, rows: int, cols: int, step: int, every: int) -> Image:
+    """The pixels sampled in each of rows x cols cells ``step`` a side: every ``every``-th
+    each way, from the middle of the first ``every``."""
+    if step % every == 0:
+        # (A nearest resize by a whole factor reads each block's middle pixel: OpenCV's
+        # copy, several times as fast as NumPy's of a strided view.)
+        size = (cols * step // every, rows * step // every)
+        out: Image = cv2.resize(
+            image[: rows * step, : cols * step], size, interpolation=cv2.INTER_NEAREST_EXACT
+        )
+        return out
+    within = np.arange(every // 2, step, every)
+    ys = (np.arange(rows)[:, None] * step + within).reshape(-1)
+    xs = (np.arange(cols)[:, None] * step + within).reshape(-1)
+    out = np.take(np.take(image, ys, axis=0), xs, axis=1)
+    return out
+
+
+def _cell_means(lab: Image, print_: Image, size: tuple[int, int]) -> tuple[Image, Image]:
+    """Each cell's (``size``: columns, rows; whole cells) mean Lab of its print pixels, as
+    :func:`local_print.print_cells` rounds it, and its print share (0-255)."""
+    share = cv2.resize(print_, size, interpolation=cv2.INTER_AREA)
+    masked = cv2.bitwise_and(lab, lab, mask=print_)
+    means = cv2.resize(masked, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    means *= 255.0 / np.maximum(share, 1).astype(np.float32)[..., None]
+    out: Image = np.rint(np.minimum(means, 255.0)).astype(np.uint8)
+    return out, share
+
+
+def _blurred_lab(box: Image, x0: int, y0: int, x1: int, y1: int) -> Image:
+    """The box's Lab blurred 3x3 (as :meth:`TileView.lab` makes it where it is exact) over
+    x0:x1, y0:y1 only: made on those pixels and a ring of their neighbours (at the box's
+    edge the blur's reflection, as the box's)."""
+    h, w = box.shape[:2]
+    ex0, ey0, ex1, ey1 = max(0, x0 - 1), max(0, y0 - 1), min(w, x1 + 1), min(h, y1 + 1)
+    lab = cv2.blur(cv2.cvtColor(box[ey0:ey1, ex0:ex1], cv2.COLOR_BGR2Lab), (3, 3))
+    out: Image = lab[y0 - ey0 : y1 - ey0, x0 - ex0 : x1 - ex0]
+    return out
 
 
 def _candidates(mask: Image, width: float, config: VisionConfig) -> list[_Box]:
@@ -712,11 +889,16 @@ class _Found:
     config: VisionConfig
 
     def decided(
-        self, candidates: list[_Box], width: float, shift: tuple[int, int]
+        self,
+        candidates: list[_Box],
+        width: float,
+        shift: tuple[int, int],
+        exact: Callable[[list[_Box]], tuple[PrintCells, float]] | None = None,
     ) -> list[CastleBlob]:
         """The blobs in a window round each candidate (a box of bins, whose box lies
         ``shift`` working pixels from this view's), found and measured on the working
-        image's pixels (``width``: a castle's there)."""
+        image's pixels (``width``: a castle's there); ``exact``: the print's cells and its
+        typical share made exact round windows (None: this search's are)."""
         if not candidates:
             return []
         bx, by, bw, bh = self.view.box
@@ -734,7 +916,11 @@ class _Found:
             ]
         )
         while True:
-            blobs, edge = self._in(box, windows, width)
+            found = self
+            if exact is not None:
+                cells, typical = exact(windows)
+                found = replace(self, cells=cells, typical=typical)
+            blobs, edge = found._in(box, windows, width)
             wider = [grown(*w, margin) if i in edge else w for i, w in enumerate(windows)]
             if wider == windows:
                 return blobs
@@ -985,7 +1171,13 @@ def _mat_reference(lab: Image, view: TileView, table: _Table) -> Image | None:
     place code), None when no castle's top may show over the mat."""
     if not view.mat_at.size:
         return None
-    mat_lab = np.take(lab.reshape(-1, 3), view.mat_at, axis=0)
+    return _mat_reference_of(np.take(lab.reshape(-1, 3), view.mat_at, axis=0), view, table)
+
+
+def _mat_reference_of(mat_lab: Image, view: TileView, table: _Table) -> Image | None:
+    """:func:`_mat_reference` of the mat pixels' Lab (N x 3, :attr:`TileView.mat_at`'s)."""
+    if not view.mat_at.size:
+        return None
     # Each place's median of its mat pixels, from counts per (place, channel, value): one
     # pass over them all, not one per place or channel.
     rows = len(table.paper)

@@ -410,12 +410,20 @@ class VisionConfig:
     # many pixels wide there (a 720p frame's ~11-px castles: 5.7), and decided on the working
     # image's own pixels in a window round each candidate only (bins for where, pixels for
     # what: the tests, holes and blobs over the tiles cost a quarter; the Lab and the print
-    # stay the pixels', so a blob found is measured to the last bit as before). A candidate
+    # round each window stay the pixels', so a blob found is measured as before but for the
+    # print's typical share and the median filling cells that are not print, which come from
+    # castle_print_sample). A candidate
     # is any blob on the bins at least castle_candidate_area castle squares big (a castle's
     # measured blob is from castle_min_area: a bin blob, unopened, is no smaller), its window
     # castle_window castle widths wider each way, and wider again while a blob in it at least
     # a candidate's size reaches its edge.
     castle_where_bin_px: float = 5.0
+    # The print's cells away from the windows (where to look; the typical share; the median
+    # that fills cells that are not print) are estimated from every this-many-th pixel each
+    # way, not blurred: a ninth of the Lab. Unbiased (a cell's mean BGR made Lab reads a grey
+    # level or two lighter), if noisier (a cell's L off by 5 on the speed frame, the typical
+    # share by up to 0.006 on hard seeds 100-299, which read the same castles).
+    castle_print_sample: int = 3
     castle_candidate_area: float = 0.4
     castle_window: float = 1.0
     # ... and with at most this share of the print's chroma along the print's hue (a shadow

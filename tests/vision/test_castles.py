@@ -510,3 +510,54 @@ def test_a_window_too_small_for_its_blob_grows_until_the_blob_is_whole(
     assert _by_centre(b for b in grown if b.thickness >= config.castle_thickness) == _by_centre(
         thick
     )
+
+
+def _speed_view_720p() -> tuple[Any, Any, Any]:
+    """Easy seed 3 at 720p (found on the bins, decided on the pixels): the working image, the
+    view and its box (BGR)."""
+    layout, image, _, _, geo = _tile_case(3, EASY.with_size(1280, 720))
+    view = TileView.of(geo, layout, DEFAULT_CONFIG)
+    assert view is not None and view.coarse is not None and view.mat_blur is not None
+    small = working_image(image, geo)
+    bx, by, bw, bh = view.box
+    return small, view, small[by : by + bh, bx : bx + bw]
+
+
+def test_the_mats_blurred_lab_from_its_neighbours_is_the_whole_boxs() -> None:
+    """The mat pixels' Lab blurred from their nine neighbours only is the tiles' Lab's (made on
+    the box, blurred 3x3) on every mat pixel, to the last bit; and the mean of nine 8-bit
+    values is rounded as cv2.blur rounds it, for every sum."""
+    small, view, box = _speed_view_720p()
+    assert view.mat_at.size
+    assert view.mat_blur is not None
+    whole = np.take(view.lab(box).reshape(-1, 3), view.mat_at, axis=0)
+    assert np.array_equal(view.mat_blur.lab(small, view.box[:2]), whole)
+    sums = np.arange(9 * 255 + 1, dtype=np.uint16)
+    rounded = cv2.convertScaleAbs(sums[None], alpha=1 / 9).reshape(-1)
+    assert np.array_equal(rounded, (sums + 4) // 9)
+
+
+def test_the_print_made_exact_round_windows_is_the_print_of_every_pixel_there() -> None:
+    """The print's cells estimated from a ninth of the pixels, then made exact round a window:
+    every pixel of the window reads the print cells of every pixel (print_cells of the
+    search's Lab) would give it, once the cells' medians elsewhere are the same; made exact
+    over the whole box, the cells are print_cells' to the last bit."""
+    _, view, box = _speed_view_720p()
+    window = round(DEFAULT_CONFIG.castle_print_window * 11.4)
+    cells, every = DEFAULT_CONFIG.castle_print_cells, DEFAULT_CONFIG.castle_print_sample
+    whole = print_cells(view.lab(box), view.on_tile, window, cells)
+    grid = castles._PrintGrid.of(box, view.on_tile, window, cells, every)
+    rough = grid.cells()
+    assert rough.step == whole.step and np.array_equal(rough.found, whole.found)
+    assert not np.array_equal(rough.lab, whole.lab)  # (the estimate: not every pixel's)
+    # A window's cells and theirs the median reads exact, the rest estimated: the window's
+    # pixels read every pixel's print (the cells not print given every pixel's median).
+    exact = castles._PrintGrid.of(box, view.on_tile, window, cells, every)
+    exact.make_exact([(0, 0, box.shape[1], box.shape[0])])
+    assert exact.exact.all()
+    assert np.array_equal(exact.cells().lab, whole.lab)
+    x0, y0, x1, y1 = 200, 150, 240, 190
+    grid.make_exact([(x0, y0, x1, y1)])
+    assert grid.exact.any() and not grid.exact.all()
+    ys, xs = (a.reshape(-1) for a in np.mgrid[y0:y1, x0:x1])
+    assert np.array_equal(grid.cells(exact.fill()).at(ys, xs), whole.at(ys, xs))
