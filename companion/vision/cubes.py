@@ -643,8 +643,7 @@ def count_colours(
             for p, unit, _, whole in ks
             for t in whole
         ]
-        columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[]] * 5
-        modelled = iter(_modelled(model, *columns))
+        modelled = iter(_modelled(model, rows))
     out = []
     for c, ks in zip(colours, kept, strict=True):
         counts = modelled if not c.black else None
@@ -709,20 +708,18 @@ def _blobs(
     return blobs
 
 
-def _modelled(
-    model: TopModel,
-    tops: list[Top],
-    units: list[float],
-    sides: list[float],
-    packed: list[PackedTops | None],
-    ragged: list[float],
-) -> list[int]:
-    """The model's count of each top (``ragged``: its colour's, see top_cubes). A top whose
-    bright centres are not counted yet is scored as if they were not more than its cells and
-    as if they were: only where the two counts differ are they counted (see PackedTops), and
-    the top scored with them."""
-    if not tops:
+_TopRow = tuple[Top, float, float, PackedTops | None, float]  # a top, unit, side, packed, ragged
+
+
+def _modelled(model: TopModel, tops_of: list[_TopRow]) -> list[int]:
+    """The model's count of each top (with its cube top's area and side here, its packed
+    tops and its colour's ragged share: see top_cubes). A top whose bright centres are not
+    counted yet is scored as if they were not more than its cells and as if they were: only
+    where the two counts differ are they counted (see PackedTops), and the top scored with
+    them."""
+    if not tops_of:
         return []
+    tops, units, sides, packed, ragged = (list(column) for column in zip(*tops_of, strict=True))
     rows = features_many(tops, units, sides, ragged=np.asarray(ragged, np.float64))
     out = model.predict_many(rows)
     unknown = [i for i, t in enumerate(tops) if t.probe and not t.peaks]
