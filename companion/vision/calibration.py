@@ -143,6 +143,13 @@ class Calibration:
                     "calibrate again with `companion vision calibrate`"
                 )
             lens = data.get("lens")
+            players = data.get("players", [])
+            if not isinstance(players, list) or any(p not in EL_GRANDE_COLOURS for p in players):
+                raise CalibrationError(
+                    f"{source}: players {players!r} is not a list of El Grande colours "
+                    f"({', '.join(EL_GRANDE_COLOURS)}); calibrate again with `companion "
+                    "vision calibrate`"
+                )
             hom = tuple(tuple(float(v) for v in row) for row in data["homography"])
             if len(hom) != 3 or any(len(r) != 3 for r in hom):
                 raise CalibrationError(f"{source}: homography must be 3x3")
@@ -170,7 +177,7 @@ class Calibration:
                     for k, v in dict(data.get("movables", {})).items()
                 },
                 courts_in_play=tuple(int(s) for s in data.get("courts_in_play", ())),
-                players=tuple(str(c) for c in data.get("players", ())),
+                players=tuple(players),
                 board_print=None
                 if data.get("board_print") is None
                 else tuple((float(r[0]), float(r[1]), float(r[2])) for r in data["board_print"]),

@@ -8,7 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.vision.calibration import Calibration, calibrate, markers_moved, uncalibrated
+from companion.vision.calibration import (
+    Calibration,
+    CalibrationError,
+    calibrate,
+    markers_moved,
+    uncalibrated,
+)
 from companion.vision.homography import MarkersNotFound
 from companion.vision.layout import Layout, load_layout
 from companion.vision.observation import Observation, ObservationError
@@ -237,8 +243,11 @@ def test_only_the_players_grandes_are_looked_for(eg: Layout) -> None:
     obs = Reader(two, eg).read(img)
     assert obs.figures["grande:green"] == "granada"
     assert "grande:yellow" not in obs.figures
-    # (Written to the calibration file and read back.)
+    # (Written to the calibration file and read back; a file whose players are no colours of
+    # the game is refused, not read as a game without grandes.)
     assert Calibration.from_json(two.to_json()).players == ("green", "red")
+    with pytest.raises(CalibrationError, match="not a list of El Grande colours"):
+        Calibration.from_json({**two.to_json(), "players": "green"})
 
 
 def test_a_moved_board_keeps_what_the_calibration_measured(eg: Layout) -> None:
