@@ -546,10 +546,7 @@ def castle_blobs(
     width = castle_width(geo, layout) / step  # in the search's (binned) pixels
     bx, by, bw, bh = view.box
     box = image[by : by + bh, bx : bx + bw]
-    pieces = None
-    if labels is not None:
-        # The colour model's piece colours (cubes, Charlemagne) are left out of the print.
-        pieces = cv2.inRange(labels[by : by + bh, bx : bx + bw], BACKGROUND + 1, UNKNOWN - 1)
+    pieces = _pieces_in(labels, view.box)
     if step > 1:
         bw, bh = bw // step, bh // step
         box = cv2.resize(box, (bw, bh), interpolation=cv2.INTER_AREA)
@@ -626,9 +623,8 @@ def _bins_then_pixels(
     bx, by, bw, bh = view.box
     box = image[by : by + bh, bx : bx + bw]
     print_ = view.on_tile
-    if labels is not None:
-        # The colour model's piece colours (cubes, Charlemagne) are left out of the print.
-        pieces = cv2.inRange(labels[by : by + bh, bx : bx + bw], BACKGROUND + 1, UNKNOWN - 1)
+    pieces = _pieces_in(labels, view.box)
+    if pieces is not None:
         print_ = cv2.subtract(print_, pieces)
     window = round(config.castle_print_window * width)
     grid = _PrintGrid.of(box, print_, window, config.castle_print_cells, config.castle_print_sample)
@@ -781,6 +777,16 @@ def _blurred_lab(box: Image, x0: int, y0: int, x1: int, y1: int) -> Image:
     ex0, ey0, ex1, ey1 = max(0, x0 - 1), max(0, y0 - 1), min(w, x1 + 1), min(h, y1 + 1)
     lab = cv2.blur(cv2.cvtColor(box[ey0:ey1, ex0:ex1], cv2.COLOR_BGR2Lab), (3, 3))
     out: Image = lab[y0 - ey0 : y1 - ey0, x0 - ex0 : x1 - ex0]
+    return out
+
+
+def _pieces_in(labels: Image | None, box: tuple[int, int, int, int]) -> Image | None:
+    """The colour model's piece colours (cubes, Charlemagne) in the box (x, y, w, h) of its
+    labels, 255 there: left out of the tiles' print (None: no labels given)."""
+    if labels is None:
+        return None
+    x, y, w, h = box
+    out: Image = cv2.inRange(labels[y : y + h, x : x + w], BACKGROUND + 1, UNKNOWN - 1)
     return out
 
 
