@@ -229,16 +229,6 @@ def locate_board(
     return h, detected, lens
 
 
-def background_refs(lab: Image, masks: list[Image]) -> tuple[Lab, ...]:
-    """The board's own colours: the median of each area, where board pixels are the majority."""
-    refs = []
-    for mask in masks:
-        ref = sample_lab(lab, mask)
-        if ref is not None:
-            refs.append(ref)
-    return tuple(refs)
-
-
 def polygon_mask(
     shape: tuple[int, int],
     h: FloatArray,

@@ -1016,8 +1016,3 @@ def _split(comp: U8Image, k: int, x0: int, y0: int) -> tuple[tuple[float, float]
     labels = np.zeros((pts.shape[0], 1), np.int32)
     _, _, centres = cv2.kmeans(pts, k, labels, _KMEANS, 2, cv2.KMEANS_PP_CENTERS)
     return tuple((float(c[0]) + x0, float(c[1]) + y0) for c in centres)
-
-
-def remove_disc(mask: U8Image, centre: tuple[float, float], radius: float) -> None:
-    """Erase a found big piece from a mask so its pixels are not counted as cubes."""
-    cv2.circle(mask, (round(centre[0]), round(centre[1])), max(1, round(radius)), 0, -1)
