@@ -358,21 +358,35 @@ def speed() -> None:
 
             t_markers = median_seconds(markers, runs=3)
             # OpenCV spreads one cvtColor over every core; the read is mostly one thread. The
-            # same two on one thread each say how much work the read does.
+            # same two with OpenCV on one thread each say how much work the read does (the
+            # read's helper thread, and Carolus's side process, as usual). Carolus's read is
+            # timed without its side process too (its dice and castles on the helper thread).
             threads = cv2.getNumThreads()
             cv2.setNumThreads(1)
             try:
                 t_read1 = median_seconds(read, runs=9, number=3)
                 t_floor1 = median_seconds(floor, runs=9, number=10)
+                t_threads = None
+                if game == "carolus-magnus":
+                    no_side = replace(DEFAULT_CONFIG, read_side_process=False)
+                    other = SpeedCase.of(game, width, height, no_side)
+                    with other.reader:
+                        t_threads = median_seconds(other.read, runs=9, number=3)
             finally:
                 cv2.setNumThreads(threads)
             ratios.append(t_read / t_floor)
+            here = (
+                f"; no side process: {fmt(t_threads)} = {t_threads / t_floor1:4.1f}x"
+                if t_threads is not None
+                else ""
+            )
             print(
                 f"  {width}x{height} {game:<15} read {fmt(t_read):>9}  "
                 f"Lab floor {fmt(t_floor):>9}  ratio {t_read / t_floor:5.1f}x  "
-                f"(one thread: {fmt(t_read1)} / {fmt(t_floor1)} = {t_read1 / t_floor1:4.1f}x; "
-                f"marker search, per session or when tiles move: {fmt(t_markers)})"
+                f"(one thread: {fmt(t_read1)} / {fmt(t_floor1)} = {t_read1 / t_floor1:4.1f}x"
+                f"{here}; marker search, per session or when tiles move: {fmt(t_markers)})"
             )
+            case.reader.close()
         print(f"  {width}x{height} median ratio {statistics.median(ratios):.1f}x (aim: 4x)")
     five_players()
     still_table_with_a_marker_unseen()

@@ -18,7 +18,7 @@ import cv2
 from benchmarks.bench_vision import SpeedCase
 from companion.vision import castles
 from companion.vision.config import DEFAULT_CONFIG
-from companion.vision.pipeline import _place_at, working_image
+from companion.vision.geometry import place_of, working_image
 
 ROUNDS, CALLS = 15, 10
 
@@ -29,7 +29,7 @@ def main() -> None:
         case = SpeedCase.of("carolus-magnus", width, height)
         geo = case.reader.geometry(case.tiles, case.courts)
         small = working_image(case.image, geo)
-        place_at = functools.partial(_place_at, geo)
+        place_at = functools.partial(place_of, geo)
         views = {
             "as read": castles.TileView.of(geo, case.layout, DEFAULT_CONFIG),
             "without the reach": castles.TileView.of(

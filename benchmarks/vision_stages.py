@@ -25,7 +25,7 @@ from companion.vision.config import DEFAULT_CONFIG
 
 # (module file, function): the stages of a read, as pipeline.py chains them.
 STAGES = (
-    ("pipeline.py", "working_image"),
+    ("geometry.py", "working_image"),
     ("colour.py", "classify_packed"),
     ("colour.py", "keep_faint"),
     ("hand.py", "hand_check"),

@@ -645,6 +645,10 @@ class VisionConfig:
     # everything on the calling thread, in order; 0: one per core, at most 3 (a read has at
     # most two stages to hand off).
     read_threads: int = 0
+    # Carolus's dice and castles on a second process from a stream's second read (side.py),
+    # when read_threads allows a second thread: a helper thread only takes turns with the main
+    # chain for Python's lock.
+    read_side_process: bool = True
 
 
 DEFAULT_CONFIG = VisionConfig()

@@ -11,7 +11,7 @@ against that die's own white (die_faces.py), which sees the same light.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -19,7 +19,14 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.config import VisionConfig
-from companion.vision.dice_tray import NoTray, Tray, TrayZones, find_tray, tray_zones
+from companion.vision.dice_tray import (
+    KnownTray,
+    NoTray,
+    Tray,
+    TrayZones,
+    find_tray,
+    tray_zones,
+)
 from companion.vision.die_faces import CAROLUS_FACES, face_of
 from companion.vision.geometry import Geometry
 from companion.vision.layout import Layout
@@ -56,6 +63,21 @@ def read_dice(frame: Image, geo: Geometry, layout: Layout, config: VisionConfig)
     """The top face of every die in the tray. A die whose face cannot be told is named in
     ``unread`` (``die 2``: the second from the top) with where it lies and why, not guessed."""
     return dice_in(find_tray(frame, geo, layout, config), config)
+
+
+def dice_again(
+    frame: Image, geo: Geometry, layout: Layout, config: VisionConfig, known: KnownTray | None
+) -> tuple[Dice, KnownTray | None]:
+    """:func:`read_dice` of a stream's frame, and where the tray is known to lie after it: the
+    tray looked for only when it is not (or no longer) where it was found before."""
+    tray = known.seen_in(frame, config) if known is not None else None
+    if tray is not None:
+        return dice_in(tray, config), known
+    found = find_tray(frame, geo, layout, config)
+    if isinstance(found, Tray):
+        known = KnownTray.of(found, config)
+        found = replace(found, zones=known.zones)
+    return dice_in(found, config), known
 
 
 def dice_in(tray: Tray | NoTray | None, config: VisionConfig) -> Dice:

@@ -362,3 +362,39 @@ def _grow(corners: Sequence[tuple[float, float]], factor: float) -> list[tuple[f
     c = np.array(corners, dtype=np.float64)
     m = c.mean(axis=0)
     return [(float(p[0]), float(p[1])) for p in m + (c - m) * factor]
+
+
+def working_image(frame: Image, geometry: Geometry) -> Image:
+    x0, y0, x1, y1 = geometry.crop
+    crop = frame[y0:y1, x0:x1]
+    if geometry.scale >= 1.0:
+        return crop
+    out: Image = cv2.resize(crop, geometry.size, interpolation=cv2.INTER_AREA)
+    return out
+
+
+def place_of(geo: Geometry, x: float, y: float) -> str | None:
+    """The place (id) a working-image point lies in."""
+    ix = min(max(int(x), 0), geo.size[0] - 1)
+    iy = min(max(int(y), 0), geo.size[1] - 1)
+    i = int(geo.place_map[iy, ix])
+    if i:
+        return geo.places[i - 1].id
+    # A cube just outside the outline (pushed to the edge) goes to the nearest place.
+    r = max(2, round(float(geo.side[iy, ix]) * 0.6))
+    win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
+    vals = win[win > 0]
+    return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
+
+
+def places_of(geo: Geometry, points: npt.NDArray[np.float64]) -> list[str | None]:
+    """:func:`place_of` of each point (N x 2), the places' map looked up for all at once."""
+    w, h = geo.size
+    # (NumPy's trunc is Python's int() of a float: towards zero, then kept on the image.)
+    ix = np.clip(np.trunc(points[:, 0]), 0, w - 1).astype(np.intp)
+    iy = np.clip(np.trunc(points[:, 1]), 0, h - 1).astype(np.intp)
+    ids = [None, *(p.id for p in geo.places)]
+    return [
+        ids[i] if i else place_of(geo, x, y)
+        for i, (x, y) in zip(geo.place_map[iy, ix].tolist(), points.tolist(), strict=True)
+    ]

@@ -15,10 +15,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Generic, TypeVar
+from concurrent.futures import ThreadPoolExecutor
+from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Pending(Protocol[T_co]):
+    """A stage's result being made elsewhere (a thread pool's Future, a side process's reply)."""
+
+    def result(self) -> T_co: ...
+
+    def exception(self) -> BaseException | None: ...
+
 
 # A read hands off at most two stages at once: more threads would only wait.
 _MOST = 3
@@ -34,7 +44,7 @@ def pool_size(threads: int) -> int:
 class Later(Generic[T]):
     """A stage's result: made on the pool if it was handed off, else when first asked for."""
 
-    def __init__(self, make: Callable[[], T], future: Future[T] | None) -> None:
+    def __init__(self, make: Callable[[], T], future: Pending[T] | None) -> None:
         self._make: Callable[[], T] | None = make
         self._future = future
         self._value: T | None = None
@@ -64,7 +74,11 @@ class Jobs:
     def later(self, make: Callable[[], T], *, hand_off: bool = True) -> Later[T]:
         """``make`` on the pool now (if there is one and ``hand_off``), else when asked for."""
         future = self._pool.submit(make) if self._pool is not None and hand_off else None
-        job = Later(make, future)
+        return self.elsewhere(make, future)
+
+    def elsewhere(self, make: Callable[[], T], pending: Pending[T] | None) -> Later[T]:
+        """``make``'s result as ``pending`` gives it (``make`` itself if None)."""
+        job = Later(make, pending)
         self._started.append(job)  # type: ignore[arg-type]
         return job
 

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+import logging
 import math
+import pickle
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -30,8 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision import top_model
+from companion.vision.beside import Beside
 from companion.vision.calibration import Calibration
-from companion.vision.castles import TileView, read_castles
 from companion.vision.colour import keep_faint, lab_of_packed, pack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.court_rows import CourtRow, count_rows, court_rows
@@ -44,8 +46,7 @@ from companion.vision.cubes import (
     footprint_factor,
     measure_planes,
 )
-from companion.vision.dice import Dice, dice_in
-from companion.vision.dice_tray import KnownTray, Tray, find_tray
+from companion.vision.dice import Dice
 from companion.vision.errors import VisionError
 from companion.vision.figures import (
     DarkSearch,
@@ -65,6 +66,9 @@ from companion.vision.geometry import (
     build_geometry,
     locate_movables,
     movables_in_windows,
+    place_of,
+    places_of,
+    working_image,
 )
 from companion.vision.grey_tops import grey_tops
 from companion.vision.hand import SkinColours, hand_check, paper_lightness, white_cast
@@ -74,10 +78,12 @@ from companion.vision.masks import PerLabel, block_order
 from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
 from companion.vision.shadows import apply_shadows, shadow_pixels
+from companion.vision.side import SideLost, SideProcess, SideReply
 from companion.vision.standing import feet_of, foot_of, top_of
 from companion.vision.still import is_moving, median_frame, thumbnail
 
 Image = npt.NDArray[Any]
+log = logging.getLogger(__name__)
 
 
 class NotAFrame(VisionError, ValueError):
@@ -135,42 +141,6 @@ def _moved(old: Pose, new: Pose, config: VisionConfig) -> bool:
     return math.hypot(new.x - old.x, new.y - old.y) > config.marker_tolerance_mm or turn > 2.0
 
 
-def _place_at(geo: Geometry, x: float, y: float) -> str | None:
-    """The place (id) a working-image point lies in."""
-    ix = min(max(int(x), 0), geo.size[0] - 1)
-    iy = min(max(int(y), 0), geo.size[1] - 1)
-    i = int(geo.place_map[iy, ix])
-    if i:
-        return geo.places[i - 1].id
-    # A cube just outside the outline (pushed to the edge) goes to the nearest place.
-    r = max(2, round(float(geo.side[iy, ix]) * 0.6))
-    win = geo.place_map[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1]
-    vals = win[win > 0]
-    return geo.places[int(np.bincount(vals).argmax()) - 1].id if vals.size else None
-
-
-def _places_at(geo: Geometry, points: npt.NDArray[np.float64]) -> list[str | None]:
-    """:func:`_place_at` of each point (N x 2), the places' map looked up for all at once."""
-    w, h = geo.size
-    # (NumPy's trunc is Python's int() of a float: towards zero, then kept on the image.)
-    ix = np.clip(np.trunc(points[:, 0]), 0, w - 1).astype(np.intp)
-    iy = np.clip(np.trunc(points[:, 1]), 0, h - 1).astype(np.intp)
-    ids = [None, *(p.id for p in geo.places)]
-    return [
-        ids[i] if i else _place_at(geo, x, y)
-        for i, (x, y) in zip(geo.place_map[iy, ix].tolist(), points.tolist(), strict=True)
-    ]
-
-
-def working_image(frame: Image, geometry: Geometry) -> Image:
-    x0, y0, x1, y1 = geometry.crop
-    crop = frame[y0:y1, x0:x1]
-    if geometry.scale >= 1.0:
-        return crop
-    out: Image = cv2.resize(crop, geometry.size, interpolation=cv2.INTER_AREA)
-    return out
-
-
 class Reader:
     """Reads frames of one calibrated table; keeps the projected geometry between frames.
 
@@ -221,11 +191,15 @@ class Reader:
         self._skin = SkinColours(config, board_print, table)
         self._poses: dict[str, Pose] = {k: Pose(*v) for k, v in calibration.movables.items()}
         self._geometry: Geometry | None = None
-        self._tiles: TileView | None = None
         self._rows: tuple[CourtRow, ...] = ()
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
-        # Where the dice tray was found (per geometry: it moves only with the camera).
-        self._tray: KnownTray | None = None
+        # Carolus's dice and castles, and what they keep between frames.
+        self._beside = Beside(layout, config)
+        # Where they run from a stream's second read, when there is a second core (side.py).
+        self._side: SideProcess | None = None
+        cores = pool_size(config.read_threads) > 0
+        self._side_off = not (carolus and config.read_side_process and cores)
+        self._reads = 0
         # The markers the last whole-frame search missed, and the frame's thumbnail then.
         self._last_search: tuple[frozenset[str], Image] | None = None
         # Whether the last read needed El Grande's dark search: then it is started beside
@@ -237,10 +211,15 @@ class Reader:
         )
 
     def close(self) -> None:
-        """Stop the read's helper threads (a read after this runs on one thread)."""
+        """Stop the read's helper threads and side process (a read after this runs on one
+        thread)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+        if self._side is not None:
+            self._side.close()
+            self._side = None
+        self._side_off = True
 
     def __enter__(self) -> Reader:
         return self
@@ -261,12 +240,11 @@ class Reader:
             self._geometry = build_geometry(
                 self.calibration, self.layout, tiles, courts, self.config
             )
-            self._tiles = TileView.of(self._geometry, self.layout, self.config)
+            self._beside.set_geometry(self._geometry)
             self._rows = court_rows(
                 self.calibration, self._geometry, self.layout, courts or {}, self.config
             )
             self._movables = key
-            self._tray = None
         return self._geometry
 
     def check_frame(self, frame: object) -> Image:
@@ -320,7 +298,12 @@ class Reader:
         skin = jobs.later(
             functools.partial(self._skin.masks, packed[half], cast, paper_lightness(paper))
         )
-        dice = jobs.later(functools.partial(self._dice, frame, geo), hand_off=geo.tray is not None)
+        side = self._side_now(frame, geo)
+        dice_here = functools.partial(self._beside.dice, frame)
+        if side is not None:
+            dice = jobs.elsewhere(dice_here, SideReply(side, "dice", dice_here))
+        else:
+            dice = jobs.later(dice_here, hand_off=geo.tray is not None)
         labels = self.colours.classify_packed(packed, faint=True)
         keep_faint(labels, len(self.colours.names), self._faint_px(geo))
         cv2.bitwise_and(labels, geo.readable, dst=labels)
@@ -357,19 +340,15 @@ class Reader:
         if game == "carolus-magnus":
             # Castles are hueless: read on the tiles of the working image itself, told from
             # the piece-coloured pixels beside them (beside the cubes: they share nothing).
-            castles = jobs.later(
-                functools.partial(
-                    read_castles,
-                    small,
-                    self._tiles,
-                    geo,
-                    functools.partial(_place_at, geo),
-                    self.layout,
-                    self.config,
-                    labels,
-                ),
-                hand_off=self._tiles is not None,
-            )
+            castles_here = functools.partial(self._beside.castles, small, labels)
+            if side is not None and self._beside.tiles is not None:
+                try:
+                    side.ask_castles(labels)
+                    castles = jobs.elsewhere(castles_here, SideReply(side, "castles", castles_here))
+                except SideLost:
+                    castles = None
+            if castles is None:
+                castles = jobs.later(castles_here, hand_off=self._beside.tiles is not None)
         # Black pieces under glare are grey: if the king or the black grande is not clearly
         # among the black pixels, they are looked for on the whole working image, among the
         # dark hueless pixels too (made only then: a Lab conversion and a look at every pixel).
@@ -425,17 +404,27 @@ class Reader:
         side = math.sqrt(geo.typical_footprint)
         return max(self.config.faint_halo_px + 1, round(self.config.faint_width * side))
 
-    def _dice(self, frame: Image, geo: Geometry) -> Dice:
-        """The dice; the tray looked for only when it is not (or no longer) where it was
-        found before."""
-        tray = self._tray.seen_in(frame, self.config) if self._tray is not None else None
-        if tray is None:
-            found = find_tray(frame, geo, self.layout, self.config)
-            if isinstance(found, Tray):
-                self._tray = KnownTray.of(found, self.config)
-                found = replace(found, zones=self._tray.zones)
-            return dice_in(found, self.config)
-        return dice_in(tray, self.config)
+    def _side_now(self, frame: Image, geo: Geometry) -> SideProcess | None:
+        """The side process, the frame handed to it and its dice asked for; started at a
+        stream's second read. None: the stages run here (one read, one core, or it failed)."""
+        self._reads += 1
+        if self._side is not None and self._side.lost:
+            log.warning("the read's side process was lost: reading on this process")
+            self._side, self._side_off = None, True
+        if self._side is None and not self._side_off and self._reads >= 2:
+            w, h = self.calibration.image_size
+            try:
+                self._side = SideProcess(Beside(self.layout, self.config), w * h * 3)
+            except (SideLost, OSError) as exc:
+                log.warning("no side process for the reads (%s): reading on this process", exc)
+                self._side_off = True
+        if self._side is None:
+            return None
+        try:
+            self._side.begin(frame, geo, functools.partial(pickle.dumps, geo, protocol=5))
+        except SideLost:
+            return None
+        return self._side
 
     def _places_now(
         self, frame: Image, courts: Mapping[int, Pose] | None
@@ -543,7 +532,7 @@ class Reader:
         stack = clean(planes.reshape(-1, labels.shape[1]).view(np.uint8) * np.uint8(255))
         masks: dict[str, Image] = dict(zip(names, stack.reshape(planes.shape), strict=True))
 
-        place_at = functools.partial(_place_at, geo)
+        place_at = functools.partial(place_of, geo)
 
         def pawn_stands(fig: Figure, x: float, y: float) -> bool:
             """Whether a figure whose foot is here stands where it may (figures.Stands): a
@@ -708,7 +697,7 @@ class Reader:
             cfg.cube_seen_height * cube_mm,
             cfg,
         )
-        stands = iter(_places_at(geo, feet.reshape(-1, 2)))
+        stands = iter(places_of(geo, feet.reshape(-1, 2)))
         for colour, blob in read:
             places = [next(stands) for _ in blob.centres[: blob.cubes]]
             for pid in places:

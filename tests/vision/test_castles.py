@@ -16,10 +16,10 @@ from benchmarks.bench_vision import POSITIONS, calibrated
 from companion.vision import castles
 from companion.vision.castles import TileView, castle_blobs, castle_width
 from companion.vision.config import DEFAULT_CONFIG
-from companion.vision.geometry import locate_movables
+from companion.vision.geometry import locate_movables, place_of, working_image
 from companion.vision.layout import load_layout
 from companion.vision.local_print import GREY, print_cells
-from companion.vision.pipeline import Reader, _place_at, working_image
+from companion.vision.pipeline import Reader
 from companion.vision.synth import EASY, HARD, render
 
 
@@ -119,7 +119,7 @@ def test_a_castle_binned_is_where_and_what_it_is_at_full_resolution() -> None:
         view = TileView.of(geo, layout, config)
         assert view is not None and view.bin == (2 if bin_px == 0.0 else 1)
         blobs = castle_blobs(
-            working_image(image, geo), view, geo, functools.partial(_place_at, geo), layout, config
+            working_image(image, geo), view, geo, functools.partial(place_of, geo), layout, config
         )
         castles = {b.place: b for b in blobs if b.thickness >= config.castle_thickness}
         assert {p: b.colour(config) for p, b in castles.items()} == want
@@ -159,7 +159,7 @@ def test_the_search_lab_is_made_on_the_tiles_and_is_the_whole_boxs_where_it_is_r
     assert np.array_equal(part[exact], whole[exact])
     covered = sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in view.lab_boxes)
     assert covered < 0.8 * exact.size
-    place_at = functools.partial(_place_at, geo)
+    place_at = functools.partial(place_of, geo)
     small = working_image(image, geo)
     blobs = castle_blobs(small, view, geo, place_at, layout, DEFAULT_CONFIG)
     inexact = replace(view, exact=np.zeros_like(view.exact))
@@ -445,7 +445,7 @@ def _search(
         table,
         castles._median_share(cells, view, table),
         geo,
-        functools.partial(_place_at, geo),
+        functools.partial(place_of, geo),
         config,
     )
     return box, found
@@ -460,7 +460,7 @@ def test_windows_round_the_castles_measure_them_as_the_whole_box_does() -> None:
     view = TileView.of(geo, layout, config)
     assert view is not None and view.bin == 1 and view.coarse is None
     small = working_image(image, geo)
-    place_at = functools.partial(_place_at, geo)
+    place_at = functools.partial(place_of, geo)
     thick = [
         b
         for b in castle_blobs(small, view, geo, place_at, layout, config)
@@ -496,7 +496,7 @@ def test_a_window_too_small_for_its_blob_grows_until_the_blob_is_whole(
     view = TileView.of(geo, layout, DEFAULT_CONFIG)
     assert view is not None and view.coarse is not None
     small = working_image(image, geo)
-    place_at = functools.partial(_place_at, geo)
+    place_at = functools.partial(place_of, geo)
     want = castle_blobs(small, view, geo, place_at, layout, DEFAULT_CONFIG)
     thick = [b for b in want if b.thickness >= DEFAULT_CONFIG.castle_thickness]
     assert {b.place: b.colour(DEFAULT_CONFIG) for b in thick} == castles_on_tiles(truth)

@@ -25,8 +25,9 @@ from companion.vision.figures import (
     marker_light,
     take_top_at,
 )
+from companion.vision.geometry import working_image
 from companion.vision.layout import Layout, load_layout
-from companion.vision.pipeline import Reader, working_image
+from companion.vision.pipeline import Reader
 from companion.vision.standing import camera_matrix, feet_of, raised_homography, raised_view
 from companion.vision.synth import HARD, render
 from tests.vision.drawtable import Table, paint

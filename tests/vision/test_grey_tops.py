@@ -10,9 +10,10 @@ from companion.vision import homography as hg
 from companion.vision.calibration import uncalibrated
 from companion.vision.colour import pack_bgr
 from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.geometry import working_image
 from companion.vision.grey_tops import _places, grey_tops
 from companion.vision.layout import load_layout
-from companion.vision.pipeline import Reader, working_image
+from companion.vision.pipeline import Reader
 from tests.vision.drawtable import Table, paint
 
 

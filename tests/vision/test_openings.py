@@ -144,9 +144,9 @@ def test_a_castles_hueless_pixels_are_opened_in_place(monkeypatch: pytest.Monkey
 
     from benchmarks.bench_vision import POSITIONS, calibrated
     from companion.vision import castles
-    from companion.vision.geometry import locate_movables
+    from companion.vision.geometry import locate_movables, place_of, working_image
     from companion.vision.layout import load_layout
-    from companion.vision.pipeline import Reader, _place_at, working_image
+    from companion.vision.pipeline import Reader
     from companion.vision.synth import EASY, render
 
     seen: dict[str, np.ndarray] = {}
@@ -171,7 +171,7 @@ def test_a_castles_hueless_pixels_are_opened_in_place(monkeypatch: pytest.Monkey
     view = castles.TileView.of(geo, layout, DEFAULT_CONFIG)
     assert view is not None and view.bin == 1
     small = working_image(image, geo)
-    place_at = functools.partial(_place_at, geo)
+    place_at = functools.partial(place_of, geo)
     assert castles.castle_blobs(small, view, geo, place_at, layout, DEFAULT_CONFIG)
     opened = seen["opened"]
     neutral = np.zeros(opened.size, bool)

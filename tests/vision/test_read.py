@@ -15,10 +15,11 @@ from companion.vision.calibration import (
     markers_moved,
     uncalibrated,
 )
+from companion.vision.geometry import place_of, places_of
 from companion.vision.homography import MarkersNotFound
 from companion.vision.layout import Layout, load_layout
 from companion.vision.observation import Observation, ObservationError
-from companion.vision.pipeline import NotAFrame, Reader, _place_at, _places_at
+from companion.vision.pipeline import NotAFrame, Reader
 from tests.vision.drawtable import Table, paint
 
 
@@ -205,9 +206,9 @@ def test_observation_json_round_trip_and_checks() -> None:
 
 
 def test_places_looked_up_at_once_are_those_found_one_by_one(eg: Layout) -> None:
-    """The cubes' feet are placed all at once (pipeline._places_at): the place each point
+    """The cubes' feet are placed all at once (pipeline.places_of): the place each point
     lies in, the nearest one just outside an outline, none far off the board, as
-    _place_at finds them one by one (points off the image and at its edges included)."""
+    place_of finds them one by one (points off the image and at its edges included)."""
     img = paint(el_grande_table(eg))
     geo = Reader(uncalibrated(img, eg), eg).geometry()
     w, h = geo.size
@@ -218,8 +219,8 @@ def test_places_looked_up_at_once_are_those_found_one_by_one(eg: Layout) -> None
             [[-0.5, -0.5], [-1.5, 3.0], [w - 0.5, h - 0.5], [w, h], [w - 1, 0.99]],
         ]
     )
-    want = [_place_at(geo, x, y) for x, y in points.tolist()]
-    assert _places_at(geo, points) == want
+    want = [place_of(geo, x, y) for x, y in points.tolist()]
+    assert places_of(geo, points) == want
     assert None in want and len({p for p in want if p is not None}) > 10
 
 
