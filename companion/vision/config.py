@@ -381,6 +381,11 @@ class VisionConfig:
     grey_top_first_ratio: float = 0.572
     grey_top_spread: int = 54
     grey_top_first_black_share: float = 0.75
+    # ... and its block's core (the pixels as thick as the plateau) at most this share the
+    # model's black: a black cube the model sees is a black core in a dark rim (the full test
+    # refuses it by grey_top_black_share: 8 of a five-player frame's 19 places, no grey top
+    # in any).
+    grey_top_first_core_black_share: float = 0.7
     # Castles (Carolus): hueless blobs on a tile (Lab chroma once the cast seen on the tile
     # marker's paper is taken off) ...
     castle_chroma: float = 14.0

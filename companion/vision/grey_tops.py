@@ -123,17 +123,15 @@ def _judge(
         ]
     )
     xs, ys, (width, height) = pack_boxes(sizes[:, 0], sizes[:, 1])
-    bgr = np.zeros((height, width, 3), np.uint8)
+    # (The packed pixels' four bytes copied as one: OpenCV's Lab of BGRA is of its BGR.)
+    bgra = np.zeros((height, width), np.uint32)
     own = np.zeros((height, width), np.uint8)
     inside = np.zeros((height, width), np.uint8)
     interior = np.zeros((height, width), np.uint8)
-    index = np.full((height, width), -1, np.intp)
-    pixels = packed.view(np.uint8).reshape(h, w, 4)
     for (x0, y0, x1, y1), p, ox, oy in zip(windows, pads, xs.tolist(), ys.tolist(), strict=True):
         at = np.s_[oy + p[1] : oy + p[1] + y1 - y0, ox + p[0] : ox + p[0] + x1 - x0]
-        bgr[at] = pixels[y0:y1, x0:x1, :3]
+        bgra[at] = packed[y0:y1, x0:x1]
         own[at] = labels[y0:y1, x0:x1]
-        index[at] = np.arange(y0, y1)[:, None] * w + np.arange(x0, x1)
         # (The pieces' surroundings, 2x2 cells, at the window's pixels; none beyond the last
         # whole cell.)
         cells = around[y0 // 2 : (y1 + 1) // 2, x0 // 2 : (x1 + 1) // 2]
@@ -150,7 +148,7 @@ def _judge(
             oy + (look if y0 else 0) : oy + _interior_end(y1 - y0 + p[1] + p[3], y1 == h, look),
             ox + (look if x0 else 0) : ox + _interior_end(x1 - x0 + p[0] + p[2], x1 == w, look),
         ] = 1
-    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
+    lab = cv2.cvtColor(bgra.view(np.uint8).reshape(height, width, 4), cv2.COLOR_BGR2Lab)
     lightness = np.ascontiguousarray(lab[..., 0])
     # (A grey far from every colour the model knows is UNKNOWN: after the hand check, a
     # candidate as any.)
@@ -194,10 +192,15 @@ def _judge(
     for i in np.flatnonzero(keep).tolist():
         x, y, bw, bh = (int(v) for v in stats[i, :4])
         box = np.s_[y : y + bh, x : x + bw]
-        found_at.append(index[box][parts[box] == i])
+        py, px = np.nonzero(parts[box] == i)
+        # (Its window: the one whose packed box holds its box's corner; a plateau lies in its
+        # window's interior, so in one window's box.)
+        j = int(np.argmax((xs <= x) & (x < xs + sizes[:, 0]) & (ys <= y) & (y < ys + sizes[:, 1])))
+        x0, y0 = windows[j][0] - xs[j] - pads[j][0], windows[j][1] - ys[j] - pads[j][1]
+        found_at.append((py + y + y0) * w + (px + x + x0))
     out: Image = np.concatenate(found_at)
     # (Windows may overlap: a plateau in two is found in both.)
-    return np.unique(out[out >= 0])
+    return np.unique(out)
 
 
 def _interior_end(length: int, at_edge: bool, look: int) -> int:
@@ -307,13 +310,21 @@ def _places(
         ],
         axis=1,
     )
+    # (The core lies within the candidates round it: its pixels are among them.)
+    in_core = core[ys, xs] > 0
+    seen_black = own[ys, xs] == black
     chosen = np.zeros(n, bool)
-    chosen[parts[core > 0]] = True
+    chosen[part[in_core]] = True
     # (A place smaller than a plateau holds none.)
     chosen &= area * 4 >= config.grey_top_area * geo.typical_footprint
     # (Mostly the colour model's black: a black cube seen as one, left as it is.)
-    chosen &= np.bincount(part[own[ys, xs] == black], minlength=n) <= (
+    chosen &= np.bincount(part[seen_black], minlength=n) <= (
         config.grey_top_first_black_share * area
+    )
+    # (Its core mostly the model's black: a black cube seen as one, in its dark rim.)
+    at_core = part[in_core]
+    chosen &= np.bincount(at_core[seen_black[in_core]], minlength=n) <= (
+        config.grey_top_first_core_black_share * np.bincount(at_core, minlength=n)
     )
     chosen[0] = False
     boxes = box[chosen] * 2

@@ -3,10 +3,16 @@ than the print round it is a black cube's top; a shadow's darkness, or dark prin
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 import cv2
 import numpy as np
+import pytest
 
+from benchmarks.bench_vision import SpeedCase
 from companion.vision import homography as hg
+from companion.vision import pipeline
 from companion.vision.calibration import uncalibrated
 from companion.vision.colour import pack_bgr
 from companion.vision.config import DEFAULT_CONFIG
@@ -111,3 +117,35 @@ def test_a_hueless_colour_s_channels_lie_within_the_first_look_s_spread() -> Non
     spread = bgr.max(axis=1).astype(int) - bgr.min(axis=1)
     assert hueless.sum() > 1000
     assert spread[hueless].max() <= DEFAULT_CONFIG.grey_top_spread
+
+
+def test_black_cubes_the_model_sees_are_no_places_for_the_full_test(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A five-player El Grande frame in easy light (seed 5: no glare, no grey top): its
+    black cubes, seen as black in the dark rim of their sides, gave the first look 19 places
+    and the full test found nothing in them. A place whose core is mostly the model's black
+    is now none (grey_top_first_core_black_share); the full test finds the same."""
+    case = SpeedCase.of("el-grande", 1280, 720, seed=5)
+    seen: list[tuple[Any, ...]] = []
+
+    def spy(*args: Any) -> Any:
+        seen.append(args)
+        return grey_tops(*args)
+
+    monkeypatch.setattr(pipeline, "grey_tops", spy)
+    case.read()
+    packed, labels, black, colours, geo, config = seen[0]
+    side = float(np.sqrt(geo.typical_footprint))
+    reach = max(3, round(config.grey_top_reach * side))
+    radius = max(1, round(config.grey_top_thickness * side))
+    off = replace(config, grey_top_first_core_black_share=1.0)
+    places, _ = _places(packed, labels, black, colours, geo, config, reach, radius)
+    before, _ = _places(packed, labels, black, colours, geo, off, reach, radius)
+    assert set(places) < set(before)
+    assert len(before) - len(places) >= 5
+    # Each place dropped holds black cubes' pixels: a third or more of its box is black.
+    for x0, y0, x1, y1 in set(before) - set(places):
+        assert np.mean(labels[y0:y1, x0:x1] == black) >= 1 / 3
+    found = grey_tops(packed, labels, black, colours, geo, config)
+    assert np.array_equal(found, grey_tops(packed, labels, black, colours, geo, off))
