@@ -170,8 +170,9 @@ class Picamera2Source(Source):
 
 
 class SyntheticSource(Source):
-    """The synthetic table: renders a position with the project's renderer, frame after frame
-    (a new seed each frame, so noise differs like a real sensor's)."""
+    """The synthetic table: the project's renderer's picture of a position at rest, frame
+    after frame, each with fresh sensor noise (the pieces, light and camera stay put, as over
+    a real table between moves; ``count`` frames, or without end)."""
 
     def __init__(
         self,
@@ -198,6 +199,7 @@ class SyntheticSource(Source):
 
     def frames(self) -> Iterator[Frame]:
         import importlib
+        import itertools
 
         from companion.vision.layout import load_layout
 
@@ -210,13 +212,8 @@ class SyntheticSource(Source):
                 f"conditions {self.conditions!r}: use one of {', '.join(conditions_mod.PRESETS)}"
             )
         conditions = conditions_mod.PRESETS[self.conditions]
-        i = 0
-        while self.count is None or i < self.count:
-            image, _truth = synth.render(
-                self.position, layout, seed=self.seed + i, conditions=conditions
-            )
-            yield image
-            i += 1
+        frames = synth.still_table(self.position, layout, seed=self.seed, conditions=conditions)
+        yield from itertools.islice(frames, self.count)
 
 
 def _size(text: str) -> tuple[int, int]:

@@ -1,6 +1,7 @@
 """Vision subcommands: ``companion markers`` and ``companion vision ...``.
 
-The rendering/markers commands live in ``cli_synth``; reading and calibration in ``cli_read``.
+The rendering/markers commands live in ``cli_synth``; reading and calibration in ``cli_read``;
+watching a camera in ``cli_watch``.
 Heavy imports (cv2) happen inside the command functions so other commands stay fast.
 """
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from companion.vision import cli_read, cli_synth
+from companion.vision import cli_read, cli_synth, cli_watch
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,3 +24,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     vision.set_defaults(func=usage)
     cli_synth.register_vision(vision_sub)
     cli_read.register_vision(vision_sub)
+    cli_watch.register_watch(vision_sub)

@@ -17,15 +17,7 @@ def register_vision(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Read a photo of the table and print the Observation (docs/observation.md).",
     )
     read.add_argument("image", help="photo of the table (PNG, JPEG, ...)")
-    read.add_argument("--layout", required=True, help="shipped layout name or layout JSON file")
-    read.add_argument(
-        "--calibration",
-        help="calibration file from `companion vision calibrate` (default: nominal colours, "
-        "markers found in this image)",
-    )
-    read.add_argument(
-        "--lens", help="camera matrix and distortion JSON (only without --calibration)"
-    )
+    add_table_options(read, "this image")
     read.set_defaults(func=cmd_read)
 
     cal = sub.add_parser(
@@ -44,6 +36,35 @@ def register_vision(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         '({"matrix": [[fx,0,cx],[0,fy,cy],[0,0,1]], "distortion": [k1,k2,p1,p2,k3]})',
     )
     cal.set_defaults(func=cmd_calibrate)
+
+
+def add_table_options(parser: argparse.ArgumentParser, found_in: str) -> None:
+    """``--layout``, ``--calibration``, ``--lens``: what a read needs to know of the table."""
+    parser.add_argument("--layout", required=True, help="shipped layout name or layout JSON file")
+    parser.add_argument(
+        "--calibration",
+        help="calibration file from `companion vision calibrate` (default: nominal colours, "
+        f"markers found in {found_in})",
+    )
+    parser.add_argument(
+        "--lens", help="camera matrix and distortion JSON (only without --calibration)"
+    )
+
+
+def load_calibration(path: str | None, layout: Any) -> Any:
+    """The calibration file for ``layout`` (None if no path), or a clear VisionError."""
+    if path is None:
+        return None
+    from companion.vision.calibration import Calibration
+    from companion.vision.errors import VisionError
+
+    calibration = Calibration.load(path)
+    if calibration.layout != layout.name:
+        raise VisionError(
+            f"{path} was made for layout {calibration.layout!r}, not {layout.name!r}; give "
+            "the matching --layout or calibrate again"
+        )
+    return calibration
 
 
 def _fail(message: str) -> int:
@@ -91,20 +112,15 @@ def load_image(path: str) -> Any:
 
 def cmd_read(args: argparse.Namespace) -> int:
     from companion.errors import CompanionError
-    from companion.vision.calibration import Calibration, uncalibrated
+    from companion.vision.calibration import uncalibrated
     from companion.vision.layout import load_layout
     from companion.vision.pipeline import Reader
 
     try:
         layout = load_layout(args.layout)
         image = load_image(args.image)
-        if args.calibration:
-            calibration = Calibration.load(args.calibration)
-            if calibration.layout != layout.name:
-                return _fail(
-                    f"{args.calibration} was made for layout {calibration.layout!r}, not "
-                    f"{layout.name!r}; give the matching --layout or calibrate again"
-                )
+        calibration = load_calibration(args.calibration, layout)
+        if calibration is not None:
             from companion.vision.calibration import refreshed
 
             calibration = refreshed(image, calibration, layout)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,6 +160,22 @@ def render(
     sensor_rng = _seeds(seed)[4]
     image = effects.sensor(image, conditions, sensor_rng)
     return image, _truth(prep, mask, hand_info)
+
+
+def still_table(
+    position: Mapping[str, Any],
+    layout: Layout | str | None = None,
+    *,
+    seed: int = 0,
+    conditions: Conditions = EASY,
+    dice: Sequence[str] | None = None,
+) -> Iterator[U8]:
+    """Frames of one table at rest, without end, as a camera over it gives them: the scene,
+    light and camera of ``render(position, seed=seed)``, fresh sensor noise each frame."""
+    prep = _prepare(position, layout, seed, conditions, dice)
+    for k in itertools.count():
+        rng = np.random.default_rng(np.random.SeedSequence([seed, k + 1]))
+        yield effects.sensor(prep.image.copy(), conditions, rng)
 
 
 def render_sequence(

@@ -1,0 +1,124 @@
+"""``companion vision watch`` as a user runs it (real subprocesses): a camera's frames through
+the still gate, one observation each time the table comes to rest; the synthetic camera is a
+table at rest with fresh sensor noise."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from benchmarks.bench_vision import POSITIONS
+from companion.devices.camera import open_camera
+from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.layout import load_layout
+from companion.vision.still import is_moving, thumbnail
+from companion.vision.synth import EASY, render, still_table
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "companion.cli", "vision", "watch", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def counts(observation: dict[str, Any]) -> dict[str, dict[str, int]]:
+    return {a: c for a, c in observation["counts"].items() if c}
+
+
+def test_the_synthetic_camera_is_a_table_at_rest(tmp_path: Path) -> None:
+    _, position = POSITIONS["carolus-magnus"](2)
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(position))
+    with open_camera(f"synthetic:{path}?seed=2") as camera:
+        frames = list(itertools.islice(camera.frames(), 3))
+    still, _ = render(position, load_layout("carolus-magnus"), seed=2, conditions=EASY)
+    for a, b in itertools.pairwise(frames):
+        assert not is_moving(thumbnail(a), thumbnail(b), DEFAULT_CONFIG)
+        assert not np.array_equal(a, b)  # (fresh noise each frame)
+    # The same table as the renderer's picture of it: only noise apart.
+    assert float(np.mean(cv2.absdiff(frames[0], still))) < 3.0
+
+
+def test_watch_prints_an_observation_each_time_the_table_comes_to_rest(tmp_path: Path) -> None:
+    """Three frames of the set-up, three of a later position (its tiles moved, a castle and
+    dice on the table), calibrated on the set-up: two observations, each the truth."""
+    game = "carolus-magnus"
+    layout = load_layout(game)
+    setup, position = POSITIONS[game](2)
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    truths = []
+    for n, table in enumerate((setup, position)):
+        _, truth = render(table, layout, seed=2, conditions=EASY)
+        truths.append(truth)
+        for k, frame in enumerate(itertools.islice(still_table(table, layout, seed=2), 3)):
+            cv2.imwrite(str(folder / f"{n}{k}.png"), frame)
+        if n == 0:
+            cv2.imwrite(str(tmp_path / "setup.png"), frame)
+    (tmp_path / "setup.json").write_text(json.dumps(setup))
+    calibrate = ["calibrate", str(tmp_path / "setup.png"), "--layout", game]
+    calibrate += ["--position", str(tmp_path / "setup.json"), "--out", str(tmp_path / "cal.json")]
+    made = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "vision", *calibrate],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+    done = run(
+        "--camera", str(folder), "--layout", game, "--calibration", str(tmp_path / "cal.json")
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2
+    got = [json.loads(line) for line in lines]
+    for observation, truth in zip(got, truths, strict=True):
+        assert not observation["occluded"]
+        assert observation["frames"] == DEFAULT_CONFIG.still_frames
+        assert counts(observation) == truth["counts"]
+    assert sorted(got[1]["dice"]) == sorted(truths[1]["dice"])
+    castles = {
+        p["area"]: p["colour"]
+        for p in truths[1]["pieces"]
+        if p["kind"] == "castle" and p["area"] != "castle_supply"
+    }
+    assert castles and got[1]["castles"] == castles
+
+
+def test_watch_stops_after_the_observations_asked_for(tmp_path: Path) -> None:
+    setup, _ = POSITIONS["el-grande"](3)
+    path = tmp_path / "setup.json"
+    path.write_text(json.dumps(setup))
+    done = run(
+        "--camera", f"synthetic:{path}?seed=3", "--layout", "el-grande", "--observations", "1"
+    )
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stdout.splitlines()
+    assert json.loads(line)["game"] == "el-grande"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--camera", "synthetic:/nonexistent.json"], "no such position file"),
+        (["--camera", "device:x"], "the device is a number"),
+        (["--camera", "/nonexistent/folder/", "--frames", "0"], "at least 1"),
+        (["--calibration", "/nonexistent.json"], "nonexistent.json"),
+    ],
+)
+def test_bad_input_is_a_clear_message(args: list[str], message: str) -> None:
+    done = run("--layout", "el-grande", *args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert done.stdout == ""
