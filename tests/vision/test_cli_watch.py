@@ -20,7 +20,7 @@ from companion.devices.camera import open_camera
 from companion.vision.config import DEFAULT_CONFIG
 from companion.vision.layout import load_layout
 from companion.vision.still import is_moving, thumbnail
-from companion.vision.synth import EASY, render, still_table
+from companion.vision.synth import EASY, render, render_sequence, still_table
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -122,3 +122,26 @@ def test_bad_input_is_a_clear_message(args: list[str], message: str) -> None:
     assert done.returncode == 2
     assert message in done.stderr
     assert done.stdout == ""
+
+
+def test_a_hand_reaching_in_and_out_gives_no_counts_only_the_table_at_rest(
+    tmp_path: Path,
+) -> None:
+    """A clip of a still table with a hand reaching in over frames 3-8 and withdrawing:
+    the table at rest before and after, never the moving hand."""
+    game = "el-grande"
+    layout = load_layout(game)
+    _, position = POSITIONS[game](3)
+    clip = render_sequence(position, layout, seed=3, frames=12, hand_frames=(3, 8))
+    folder = tmp_path / "clip"
+    folder.mkdir()
+    for k, (frame, _) in enumerate(clip):
+        cv2.imwrite(str(folder / f"{k:02d}.png"), frame)
+    assert any(truth["hand"] for _, truth in clip)
+    done = run("--camera", str(folder), "--layout", game)
+    assert done.returncode == 0, done.stderr
+    got = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(got) == 2
+    for observation in got:
+        assert not observation["occluded"]
+        assert counts(observation) == clip[0][1]["counts"]
