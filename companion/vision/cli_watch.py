@@ -81,16 +81,30 @@ def _watch(frames: Any, layout: Any, calibration: Any, lens: Any, args: argparse
     reader: Reader | None = None
     gate = StillGate()
     printed = 0
+    waiting: str | None = None  # why no frame has shown the board yet
     try:
         for n, frame in enumerate(frames, 1):
             if reader is None:
-                # (The board's place from the first frame: found there, or the calibration's
-                # re-estimated if the board was nudged since.)
-                cal = (
-                    refreshed(frame, calibration, layout)
-                    if calibration is not None
-                    else uncalibrated(frame, layout, lens)
-                )
+                # (The board's place from the first frame that shows its markers: found there,
+                # or the calibration's re-estimated if the board was nudged since.)
+                try:
+                    cal = (
+                        refreshed(frame, calibration, layout)
+                        if calibration is not None
+                        else uncalibrated(frame, layout, lens)
+                    )
+                except NotAFrame:
+                    raise
+                except VisionError as exc:
+                    if str(exc) != waiting:
+                        print(
+                            f"companion vision watch: frame {n}: {exc}; waiting for the board",
+                            file=sys.stderr,
+                        )
+                    waiting = str(exc)
+                    if args.frames is not None and n >= args.frames:
+                        break
+                    continue
                 reader = Reader(cal, layout)
             ready = gate.push(frame).ready
             if ready:
@@ -111,4 +125,6 @@ def _watch(frames: Any, layout: Any, calibration: Any, lens: Any, args: argparse
     finally:
         if reader is not None:
             reader.close()
+    if reader is None and waiting is not None:
+        return _fail(f"the board was never seen: {waiting}")
     return 0

@@ -415,7 +415,7 @@ class Reader:
             w, h = self.calibration.image_size
             try:
                 self._side = SideProcess(Beside(self.layout, self.config), w * h * 3)
-            except (SideLost, OSError) as exc:
+            except (SideLost, OSError, ValueError) as exc:  # (ValueError: no fd passing)
                 log.warning("no side process for the reads (%s): reading on this process", exc)
                 self._side_off = True
         if self._side is None:

@@ -145,3 +145,33 @@ def test_a_hand_reaching_in_and_out_gives_no_counts_only_the_table_at_rest(
     for observation in got:
         assert not observation["occluded"]
         assert counts(observation) == clip[0][1]["counts"]
+
+
+def test_frames_before_the_board_is_seen_are_waited_through(tmp_path: Path) -> None:
+    """A camera whose first frames show no board (covered, not yet pointed at it): the watch
+    says so once and reads the table once it shows; a camera that never shows it: exit 2."""
+    game = "el-grande"
+    layout = load_layout(game)
+    _, position = POSITIONS[game](3)
+    table = list(itertools.islice(still_table(position, layout, seed=3), 3))
+    folder = tmp_path / "late"
+    folder.mkdir()
+    blank = np.full_like(table[0], 128)
+    for k, frame in enumerate([blank, blank, *table]):
+        cv2.imwrite(str(folder / f"{k:02d}.png"), frame)
+    done = run("--camera", str(folder), "--layout", game)
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stdout.splitlines()
+    _, truth = render(position, layout, seed=3, conditions=EASY)
+    assert counts(json.loads(line)) == truth["counts"]
+    assert done.stderr.count("waiting for the board") == 1
+    assert "frame 1: board markers not found" in done.stderr
+
+    never = tmp_path / "never"
+    never.mkdir()
+    for k in range(3):
+        cv2.imwrite(str(never / f"{k}.png"), blank)
+    done = run("--camera", str(never), "--layout", game)
+    assert done.returncode == 2
+    assert "the board was never seen: board markers not found" in done.stderr
+    assert done.stdout == ""
