@@ -70,7 +70,6 @@ from companion.vision.geometry import (
     places_of,
     working_image,
 )
-from companion.vision.grey_tops import grey_tops
 from companion.vision.hand import SkinColours, hand_check, paper_lightness, white_cast
 from companion.vision.jobs import Jobs, Later, pool_size
 from companion.vision.layout import Layout, Pose
@@ -193,12 +192,11 @@ class Reader:
         self._geometry: Geometry | None = None
         self._rows: tuple[CourtRow, ...] = ()
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
-        # Carolus's dice and castles, and what they keep between frames.
+        # The stages beside the main chain, and what they keep between frames.
         self._beside = Beside(layout, config)
         # Where they run from a stream's second read, when there is a second core (side.py).
         self._side: SideProcess | None = None
-        cores = pool_size(config.read_threads) > 0
-        self._side_off = not (carolus and config.read_side_process and cores)
+        self._side_off = not (config.read_side_process and pool_size(config.read_threads))
         self._reads = 0
         # The markers the last whole-frame search missed, and the frame's thumbnail then.
         self._last_search: tuple[frozenset[str], Image] | None = None
@@ -298,20 +296,29 @@ class Reader:
         skin = jobs.later(
             functools.partial(self._skin.masks, packed[half], cast, paper_lightness(paper))
         )
-        side = self._side_now(frame, geo)
-        dice_here = functools.partial(self._beside.dice, frame)
-        if side is not None:
-            dice = jobs.elsewhere(dice_here, SideReply(side, "dice", dice_here))
+        side = self._side_now(geo)
+        if geo.tray is not None:
+            dice = self._handed(jobs, side, "dice", (frame,), hand_off=True)
         else:
-            dice = jobs.later(dice_here, hand_off=geo.tray is not None)
+            dice = jobs.later(Dice)
         labels = self.colours.classify_packed(packed, faint=True)
         keep_faint(labels, len(self.colours.names), self._faint_px(geo))
         cv2.bitwise_and(labels, geo.readable, dst=labels)
         game = self.layout.game
         black = game == "el-grande" and "black" in self.colours.names
         shadows: Later[Image | None] | None = None
+        greys: Later[Image] | None = None
         if black:
-            # The tower's shadow, looked for beside the hand check (both only read labels).
+            # Black cubes grey under glare, looked for round the pieces (grey_tops.py) beside
+            # the hand check and the tower's shadow (all three only read the labels; the
+            # shadow's pixels, board after it, change no grey top: the tops found on hard
+            # seeds 100-219 are the same either side of it).
+            code = self.colours.label("black")
+            colours = len(self.colours.names)
+            greys = self._handed(
+                jobs, side, "grey_tops", (packed, labels, code, colours), hand_off=False
+            )
+            # The tower's shadow, looked for beside the hand check.
             shadows = jobs.later(
                 functools.partial(
                     shadow_pixels,
@@ -340,28 +347,19 @@ class Reader:
         if game == "carolus-magnus":
             # Castles are hueless: read on the tiles of the working image itself, told from
             # the piece-coloured pixels beside them (beside the cubes: they share nothing).
-            castles_here = functools.partial(self._beside.castles, small, labels)
-            if side is not None and self._beside.tiles is not None:
-                try:
-                    side.ask_castles(labels)
-                    castles = jobs.elsewhere(castles_here, SideReply(side, "castles", castles_here))
-                except SideLost:
-                    castles = None
-            if castles is None:
-                castles = jobs.later(castles_here, hand_off=self._beside.tiles is not None)
+            on_tiles = self._beside.tiles is not None
+            castles = self._handed(
+                jobs, side if on_tiles else None, "castles", (small, labels), hand_off=on_tiles
+            )
         # Black pieces under glare are grey: if the king or the black grande is not clearly
         # among the black pixels, they are looked for on the whole working image, among the
         # dark hueless pixels too (made only then: a Lab conversion and a look at every pixel).
         dark = None
         dark_ready: Later[Mosaic] | None = None
-        if shadows is not None:
+        if shadows is not None and greys is not None:
+            found = greys.result()  # (before the shadow changes the labels it reads)
             apply_shadows(labels, shadows.result(), geo)
-        if black:
-            # Black cubes grey under glare, looked for round the pieces (grey_tops.py).
-            code = self.colours.label("black")
-            labels.ravel()[
-                grey_tops(packed, labels, code, len(self.colours.names), geo, self.config)
-            ] = code
+            labels.ravel()[found] = self.colours.label("black")
         pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
         if black:
             dark = DarkSearch(
@@ -404,27 +402,50 @@ class Reader:
         side = math.sqrt(geo.typical_footprint)
         return max(self.config.faint_halo_px + 1, round(self.config.faint_width * side))
 
-    def _side_now(self, frame: Image, geo: Geometry) -> SideProcess | None:
-        """The side process, the frame handed to it and its dice asked for; started at a
-        stream's second read. None: the stages run here (one read, one core, or it failed)."""
+    def _side_now(self, geo: Geometry) -> SideProcess | None:
+        """The side process, told a read begins; started at a stream's second read. None:
+        the stages beside the chain run here (one read, one core, or it failed)."""
         self._reads += 1
         if self._side is not None and self._side.lost:
             log.warning("the read's side process was lost: reading on this process")
             self._side, self._side_off = None, True
         if self._side is None and not self._side_off and self._reads >= 2:
+            # Room for a read's arrays: Carolus's frame, working image and labels, El
+            # Grande's packed working image and labels (neither larger than the frame).
             w, h = self.calibration.image_size
             try:
-                self._side = SideProcess(Beside(self.layout, self.config), w * h * 3)
+                self._side = SideProcess(Beside(self.layout, self.config), 8 * w * h)
             except (SideLost, OSError, ValueError) as exc:  # (ValueError: no fd passing)
                 log.warning("no side process for the reads (%s): reading on this process", exc)
                 self._side_off = True
         if self._side is None:
             return None
         try:
-            self._side.begin(frame, geo, functools.partial(pickle.dumps, geo, protocol=5))
+            self._side.begin(geo, functools.partial(pickle.dumps, geo, protocol=5))
         except SideLost:
             return None
         return self._side
+
+    def _handed(
+        self,
+        jobs: Jobs,
+        side: SideProcess | None,
+        stage: str,
+        args: tuple[Any, ...],
+        *,
+        hand_off: bool,
+    ) -> Later[Any]:
+        """A stage of :class:`Beside` on ``args``: on the side process if there is one,
+        else on the helper threads (``hand_off``) or here when first asked for."""
+        here = functools.partial(self._beside.run, stage, *args)
+        if side is not None:
+            try:
+                side.ask(stage, *args)
+            except SideLost:
+                pass
+            else:
+                return jobs.elsewhere(here, SideReply(side, stage, here))
+        return jobs.later(here, hand_off=hand_off)
 
     def _places_now(
         self, frame: Image, courts: Mapping[int, Pose] | None

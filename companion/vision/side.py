@@ -1,15 +1,16 @@
-"""Stages of a stream's reads run on a second process (Carolus's dice and castles).
+"""Stages of a stream's reads run on a second process (Carolus's dice and castles, El
+Grande's grey tops).
 
 A helper thread (jobs.py) runs a stage beside the main chain only while both let go of
 Python's lock: the castles and dice are NumPy and OpenCV calls in many small steps, and the
 two threads took turns so often that on a two-core machine the pair took 20 ms a 720p read
 where the main chain alone took 14. A process has a lock of its own.
 
-The frame (and, after the hand check, the colour labels the castles need) go through a shared
-memory map, written once a read; the stages' state between frames (where the dice tray was
-found, the tiles' view) lives in the process, which is sent the read's geometry whenever the
-tiles move. The replies are what the stages return, or the error they raised, raised again on
-the calling side.
+A stage's arrays (the frame, the labels, ...) go through a shared memory map, written once a
+read; its other arguments are pickled. The stages' state between frames (where the dice tray
+was found, the tiles' view) lives in the process, which is sent the read's geometry whenever
+the tiles move. The replies are what the stages return, or the error they raised, raised
+again on the calling side.
 
 The process is a new interpreter (``python -m companion.vision.side``), not a
 multiprocessing child: those re-run the caller's main script, which a script without a
@@ -33,6 +34,7 @@ import tempfile
 import weakref
 from collections.abc import Callable
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
@@ -54,13 +56,12 @@ class SideLost(VisionError, RuntimeError):
 
 
 class SideStages(Protocol):
-    """What the side process runs: state between frames, set by the geometry."""
+    """What the side process runs: state between frames, set by the geometry, and the
+    stages by name."""
 
     def set_geometry(self, geo: Any) -> None: ...
 
-    def dice(self, frame: Image) -> Any: ...
-
-    def castles_in(self, frame: Image, labels: Image) -> Any: ...
+    def run(self, stage: str, *args: Any) -> Any: ...
 
 
 def _serve(conn: Connection) -> None:
@@ -69,9 +70,7 @@ def _serve(conn: Connection) -> None:
     stages, path, size = conn.recv()
     with open(path, "r+b") as file:
         memory = mmap.mmap(file.fileno(), size)
-    frame_bytes = size // 2
-    frame: Image | None = None
-    conn.send(("ready",))
+    conn.send(("ready", str(Path(__file__).resolve())))
     while True:
         try:
             message = conn.recv()
@@ -84,14 +83,12 @@ def _serve(conn: Connection) -> None:
             if kind == "geometry":
                 stages.set_geometry(pickle.loads(message[1]))
                 continue
-            if kind == "dice":
-                frame = np.ndarray(message[1], np.uint8, buffer=memory)
-                reply: Any = stages.dice(frame)
-            elif kind == "castles" and frame is not None:
-                labels = np.ndarray(message[1], np.uint8, buffer=memory, offset=frame_bytes)
-                reply = stages.castles_in(frame, labels)
-            else:
-                raise SideLost(f"side process: request {kind!r} out of turn")
+            args = [
+                np.ndarray(shape, dtype, buffer=memory, offset=at) if shape is not None else at
+                for at, shape, dtype in message[1]
+            ]
+            reply: Any = stages.run(kind, *args)
+            del args
         except Exception as exc:  # (raised again on the calling side)
             reply_error: tuple[Any, ...] = (kind, False, _picklable(exc))
             conn.send(reply_error)
@@ -130,32 +127,35 @@ def _environment() -> dict[str, str]:
 
 
 class SideProcess:
-    """A process running ``stages`` for one Reader; frames up to ``frame_bytes``. Starts at
-    once and waits until the new process is ready (:class:`SideLost` if it never is)."""
+    """A process running ``stages`` for one Reader; a read's arrays up to ``room`` bytes in
+    all. Starts at once and waits until the new process is ready (:class:`SideLost` if it
+    never is)."""
 
-    def __init__(self, stages: SideStages, frame_bytes: int) -> None:
-        # One map: the frame, then the labels (each at most a frame's bytes). Its file is
-        # removed once both sides have it mapped: nothing is left behind if either dies.
+    def __init__(self, stages: SideStages, room: int) -> None:
+        # One map for a read's arrays, one after the other. Its file is removed once both
+        # sides have it mapped: nothing is left behind if either dies.
         folder = "/dev/shm" if os.path.isdir("/dev/shm") else None
         fd, path = tempfile.mkstemp(prefix="companion-read-", dir=folder)
         try:
-            os.ftruncate(fd, 2 * frame_bytes)
-            self._memory = mmap.mmap(fd, 2 * frame_bytes)
+            os.ftruncate(fd, room)
+            self._memory = mmap.mmap(fd, room)
         finally:
             os.close(fd)
-        self._frame_bytes = frame_bytes
+        self._room = room
+        self._used = 0
         ours, theirs = socket.socketpair()
         # A process that hangs must not hang the reads: a send it does not take in time fails.
         seconds = int(_PATIENCE_S)
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", seconds, 0))
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "companion.vision.side", str(theirs.fileno())],
+                # (-P: no current folder first on the path; the caller's path is given.)
+                [sys.executable, "-P", "-m", "companion.vision.side", str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),),
                 env=_environment(),
                 stdin=subprocess.DEVNULL,
             )
-        except OSError:
+        except (OSError, ValueError):
             os.unlink(path)
             raise
         finally:
@@ -167,65 +167,76 @@ class SideProcess:
         self._asked: set[str] = set()
         self.lost = False
         try:
-            self._send((stages, path, 2 * frame_bytes))
+            self._send((stages, path, room))
             started = self._receive("ready", _START_S)
         finally:
             os.unlink(path)
         if started is None:
             raise SideLost("the read's side process did not start")
+        if started[1] != str(Path(__file__).resolve()):
+            self.close()
+            raise SideLost(
+                f"the side process imported {started[1]}, not {Path(__file__).resolve()}"
+            )
 
     def close(self) -> None:
         self.lost = True
         self._closer()
 
-    def begin(self, frame: Image, geometry: object, geo_bytes: Callable[[], bytes]) -> None:
-        """A new read: ``frame`` into shared memory, the geometry sent if it is not the one
-        the process has (``geometry`` is compared by identity), the dice asked for."""
+    def begin(self, geometry: object, geo_bytes: Callable[[], bytes]) -> None:
+        """A new read: the geometry sent if it is not the one the process has (``geometry``
+        is compared by identity), the memory map free again (the last read's replies are all
+        in: see :meth:`settle`)."""
+        if self.lost:
+            raise SideLost("the read's side process is closed")
         self._waiting.clear()
         self._asked.clear()
+        self._used = 0
         if geometry is not self._geometry:
             self._send(("geometry", geo_bytes()))
             self._geometry = geometry
-        self._copy(0, frame)
-        self._ask("dice", frame.shape)
 
-    def ask_castles(self, labels: Image) -> None:
-        self._copy(self._frame_bytes, labels)
-        self._ask("castles", labels.shape)
+    def ask(self, stage: str, *args: Any) -> None:
+        """Run ``stage`` on ``args``: arrays through the memory map, other values pickled.
+        Each stage once a read."""
+        if self.lost:
+            raise SideLost("the read's side process is closed")
+        sent = []
+        for arg in args:
+            if isinstance(arg, np.ndarray):
+                at = -(-self._used // 64) * 64  # (each array on a cache line)
+                if at + arg.nbytes > self._room:
+                    self.close()
+                    raise SideLost(f"{stage}: a read's arrays do not fit the side's memory")
+                np.ndarray(arg.shape, arg.dtype, buffer=self._memory, offset=at)[...] = arg
+                self._used = at + arg.nbytes
+                sent.append((at, arg.shape, arg.dtype.str))
+            else:
+                sent.append((arg, None, None))
+        self._send((stage, sent))
+        self._asked.add(stage)
 
-    def reply(self, kind: str) -> Any:
+    def reply(self, stage: str) -> Any:
         """What the stage returned (its error raised here); :class:`SideLost` if the process
         is gone."""
-        got = self._waiting.pop(kind, None)
+        got = self._waiting.pop(stage, None)
         if got is None:
-            if kind not in self._asked:
-                raise SideLost(f"{kind} was not asked of the side process")
-            got = self._receive(kind, _PATIENCE_S)
+            if stage not in self._asked:
+                raise SideLost(f"{stage} was not asked of the side process")
+            got = self._receive(stage, _PATIENCE_S)
             if got is None:
                 raise SideLost("the read's side process stopped answering")
-        self._asked.discard(kind)
+        self._asked.discard(stage)
         ok, value = got
         if not ok:
             raise value
         return value
 
     def settle(self) -> None:
-        """Wait for every reply asked for (the next read overwrites the shared frame)."""
-        for kind in list(self._asked):
+        """Wait for every reply asked for (the next read overwrites the memory map)."""
+        for stage in list(self._asked):
             with contextlib.suppress(Exception):  # (the read has ended without it)
-                self.reply(kind)
-
-    def _copy(self, offset: int, image: Image) -> None:
-        if self.lost:
-            raise SideLost("the read's side process is closed")
-        if image.dtype != np.uint8 or image.nbytes > self._frame_bytes:
-            self.close()
-            raise SideLost(f"a {image.shape} {image.dtype} image does not fit the side's memory")
-        np.ndarray(image.shape, np.uint8, buffer=self._memory, offset=offset)[...] = image
-
-    def _ask(self, kind: str, shape: tuple[int, ...]) -> None:
-        self._send((kind, tuple(shape)))
-        self._asked.add(kind)
+                self.reply(stage)
 
     def _send(self, message: tuple[Any, ...]) -> None:
         if self.lost:
@@ -246,7 +257,7 @@ class SideProcess:
             except (EOFError, OSError):
                 break
             if got[0] == kind:
-                return (True, None) if kind == "ready" else (got[1], got[2])
+                return (True, got[1]) if kind == "ready" else (got[1], got[2])
             self._waiting[got[0]] = (got[1], got[2])
         self.close()
         return None

@@ -20,6 +20,8 @@ import numpy as np
 import pytest
 
 from benchmarks.bench_vision import POSITIONS, calibrated
+from benchmarks.vision_errors import hard_case
+from companion.vision.beside import Beside
 from companion.vision.config import DEFAULT_CONFIG
 from companion.vision.errors import VisionError
 from companion.vision.geometry import locate_movables
@@ -75,6 +77,34 @@ def test_a_streams_reads_on_the_side_process_are_the_serial_reads() -> None:
     assert process._process.wait(5) is not None
 
 
+def test_el_grande_s_grey_tops_on_the_side_process_are_the_serial_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hard El Grande seed 103: black cubes grey under glare, found by grey_tops, which a
+    stream's reads run on the side process beside the hand check and the tower's shadow."""
+    made, image, _ = hard_case("el-grande", 103)
+    assert made is not None
+    made.close()
+    cal, layout = made.calibration, made.layout
+    found: list[int] = []
+
+    def spy(self: Beside, *args: Any) -> Any:
+        out = grey_tops_of(self, *args)
+        found.append(out.size)
+        return out
+
+    grey_tops_of = Beside.grey_tops
+    monkeypatch.setattr(Beside, "grey_tops", spy)  # (this process's reads only)
+    with Reader(cal, layout, SERIAL) as serial, Reader(cal, layout, SIDE) as side:
+        want = [serial.read(image) for _ in range(3)]
+        assert found and min(found) > 0  # (grey tops found by the serial reads)
+        found.clear()
+        got = [side.read(image) for _ in range(3)]
+        assert side._side is not None and not side._side.lost
+    assert got == want
+    assert len(found) == 1  # (the first read's own; the others' on the side process)
+
+
 def test_a_lost_side_process_changes_no_read(caplog: pytest.LogCaptureFixture) -> None:
     cal, layout, image, _ = _table()
     with Reader(cal, layout, SERIAL) as serial, Reader(cal, layout, SIDE) as side:
@@ -96,19 +126,21 @@ def test_a_process_lost_after_the_frame_was_handed_over_gives_the_stage_here() -
         want = serial.read(image).dice
         stages = serial._beside
         geo = serial.geometry()
-    side = SideProcess(stages, image.nbytes)
+    side = SideProcess(stages, 2 * image.nbytes)
     try:
-        side.begin(image, geo, functools.partial(_pickled, geo))
+        side.begin(geo, functools.partial(_pickled, geo))
+        side.ask("dice", image)
         assert side.reply("dice").faces == want
         # (Stopped first, so it cannot answer before it is killed; the geometry was sent.)
         os.kill(side._process.pid, signal.SIGSTOP)
-        side.begin(image, geo, functools.partial(_pickled, geo))
+        side.begin(geo, functools.partial(_pickled, geo))
+        side.ask("dice", image)
         side._process.kill()
         reply = SideReply(side, "dice", functools.partial(stages.dice, image))
         assert reply.result().faces == want
         assert side.lost
         with pytest.raises(SideLost):
-            side.begin(image, geo, functools.partial(_pickled, geo))
+            side.begin(geo, functools.partial(_pickled, geo))
     finally:
         side.close()
 
@@ -129,34 +161,38 @@ class Failing:
     def set_geometry(self, geo: Any) -> None:
         self.geo = geo
 
-    def dice(self, frame: Any) -> Any:
-        if int(frame.max()) == 0:
-            raise BadTray("no tray in a black frame: light the table")
-        return ("dice", self.geo, int(frame.sum()))
-
-    def castles_in(self, frame: Any, labels: Any) -> Any:
-        return {"labels": int(labels.sum()), "frame": int(frame.sum())}
+    def run(self, stage: str, *args: Any) -> Any:
+        if stage == "dice":
+            (frame,) = args
+            if int(frame.max()) == 0:
+                raise BadTray("no tray in a black frame: light the table")
+            return ("dice", self.geo, int(frame.sum()))
+        labels, code = args
+        return {"labels": int(labels.sum()), "code": code, "dtype": labels.dtype.str}
 
 
 def test_a_stages_error_is_raised_on_the_calling_side_and_the_process_goes_on() -> None:
     frame = np.zeros((4, 6, 3), np.uint8)
-    side = SideProcess(Failing(), frame.nbytes)
+    side = SideProcess(Failing(), 300)
     try:
-        side.begin(frame, "geo 1", lambda: _pickled("geo 1"))
+        side.begin("geo 1", lambda: _pickled("geo 1"))
+        side.ask("dice", frame)
         with pytest.raises(BadTray, match="light the table"):
             side.reply("dice")
         frame[1, 2] = (1, 2, 3)
-        side.begin(frame, "geo 1", lambda: _pickled("never sent"))
-        labels = np.full((4, 6), 2, np.uint8)
-        side.ask_castles(labels)
+        side.begin("geo 1", lambda: _pickled("never sent"))
+        side.ask("dice", frame)
+        # (An array of another type, and a plain value.)
+        side.ask("castles", np.full((4, 6), 2, np.uint16), 7)
         # (Asked in the other order: the dice's reply is kept until asked for.)
-        assert side.reply("castles") == {"labels": 48, "frame": 6}
+        assert side.reply("castles") == {"labels": 48, "code": 7, "dtype": "<u2"}
         assert side.reply("dice") == ("dice", "geo 1", 6)
         with pytest.raises(SideLost, match="not asked"):
             side.reply("dice")
-        with pytest.raises(SideLost, match="does not fit"):
-            side.begin(np.zeros((5, 6, 3), np.uint8), "geo 1", lambda: b"")
-        assert side.lost  # (a frame of another size: a new calibration, a new Reader)
+        side.begin("geo 1", lambda: b"")
+        with pytest.raises(SideLost, match="do not fit"):
+            side.ask("dice", np.zeros((11, 10, 3), np.uint8))
+        assert side.lost  # (a frame larger than the room made for it: a new Reader)
     finally:
         side.close()
 
@@ -207,3 +243,22 @@ def test_a_script_with_no_main_guard_reads_a_stream(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "read 3"
+
+
+def test_a_side_process_that_imports_another_companion_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The side process must run this very code: one that found another copy of the
+    package first on its path (an older checkout, say) is stopped, and the reads stay here."""
+    import shutil
+
+    from companion.vision import side
+
+    shutil.copytree(
+        ROOT / "companion", tmp_path / "companion", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    env = side._environment()
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env["PYTHONPATH"]])
+    monkeypatch.setattr(side, "_environment", lambda: env)
+    with pytest.raises(SideLost, match=f"imported {tmp_path}"):
+        SideProcess(Failing(), 100)
