@@ -194,9 +194,11 @@ class Reader:
         self._movables: tuple[dict[str, Pose], dict[int, Pose]] = ({}, {})
         # The stages beside the main chain, and what they keep between frames.
         self._beside = Beside(layout, config)
-        # Where they run from a stream's second read, when there is a second core (side.py).
+        # Where Carolus's run from a stream's second read, when there is a second core
+        # (side.py; El Grande's grey tops ran slower there: the chain waits for them at once).
         self._side: SideProcess | None = None
-        self._side_off = not (config.read_side_process and pool_size(config.read_threads))
+        cores = pool_size(config.read_threads) > 0
+        self._side_off = not (carolus and config.read_side_process and cores)
         self._reads = 0
         # The markers the last whole-frame search missed, and the frame's thumbnail then.
         self._last_search: tuple[frozenset[str], Image] | None = None
@@ -309,14 +311,14 @@ class Reader:
         shadows: Later[Image | None] | None = None
         greys: Later[Image] | None = None
         if black:
-            # Black cubes grey under glare, looked for round the pieces (grey_tops.py) beside
-            # the hand check and the tower's shadow (all three only read the labels; the
-            # shadow's pixels, board after it, change no grey top: the tops found on hard
-            # seeds 100-219 are the same either side of it).
+            # Black cubes grey under glare, looked for round the pieces (grey_tops.py) on the
+            # labels before the tower's shadow is taken off them (its pixels, board after it,
+            # change no grey top: the tops found on hard seeds 100-219 are the same either
+            # side of it), made once the hand check has passed.
             code = self.colours.label("black")
             colours = len(self.colours.names)
             greys = self._handed(
-                jobs, side, "grey_tops", (packed, labels, code, colours), hand_off=False
+                jobs, None, "grey_tops", (packed, labels, code, colours), hand_off=False
             )
             # The tower's shadow, looked for beside the hand check.
             shadows = jobs.later(
@@ -410,8 +412,7 @@ class Reader:
             log.warning("the read's side process was lost: reading on this process")
             self._side, self._side_off = None, True
         if self._side is None and not self._side_off and self._reads >= 2:
-            # Room for a read's arrays: Carolus's frame, working image and labels, El
-            # Grande's packed working image and labels (neither larger than the frame).
+            # Room for a read's arrays: the frame, the working image and the labels.
             w, h = self.calibration.image_size
             try:
                 self._side = SideProcess(Beside(self.layout, self.config), 8 * w * h)

@@ -77,11 +77,10 @@ def test_a_streams_reads_on_the_side_process_are_the_serial_reads() -> None:
     assert process._process.wait(5) is not None
 
 
-def test_el_grande_s_grey_tops_on_the_side_process_are_the_serial_reads(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Hard El Grande seed 103: black cubes grey under glare, found by grey_tops, which a
-    stream's reads run on the side process beside the hand check and the tower's shadow."""
+def test_an_el_grande_stream_reads_its_grey_tops_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hard El Grande seed 103 (black cubes grey under glare, found by grey_tops): a stream's
+    reads start no side process (the chain needs the grey tops at once: on the side process
+    the 720p reads took 2-6 ms longer) and give the serial reads' observations."""
     made, image, _ = hard_case("el-grande", 103)
     assert made is not None
     made.close()
@@ -94,15 +93,13 @@ def test_el_grande_s_grey_tops_on_the_side_process_are_the_serial_reads(
         return out
 
     grey_tops_of = Beside.grey_tops
-    monkeypatch.setattr(Beside, "grey_tops", spy)  # (this process's reads only)
+    monkeypatch.setattr(Beside, "grey_tops", spy)
     with Reader(cal, layout, SERIAL) as serial, Reader(cal, layout, SIDE) as side:
         want = [serial.read(image) for _ in range(3)]
-        assert found and min(found) > 0  # (grey tops found by the serial reads)
-        found.clear()
         got = [side.read(image) for _ in range(3)]
-        assert side._side is not None and not side._side.lost
+        assert side._side is None
     assert got == want
-    assert len(found) == 1  # (the first read's own; the others' on the side process)
+    assert len(found) == 6 and min(found) > 0
 
 
 def test_a_lost_side_process_changes_no_read(caplog: pytest.LogCaptureFixture) -> None:
