@@ -225,7 +225,9 @@ def measure_planes(
     not black get their bright centres counted (see top_peaks: Carolus's top model reads
     them, El Grande's rules do not). ``dark_planes``: the planes
     of black pieces, whose tops' small holes are filled (see VisionConfig.black_top_hole) and
-    whose tops' lightness is read from their pixels deep inside the mask (black_mode_depth).
+    whose tops' lightness is read from their pixels deep inside the mask (black_mode_depth,
+    with ``raw``); the grande search gives the coloured grandes' planes too
+    (figures._measure_closed: their tops' holes filled).
     """
     h, w = masks.shape[0] // planes, masks.shape[1]
     out: list[list[Patch]] = [[] for _ in range(planes)]

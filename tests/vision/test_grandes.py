@@ -93,3 +93,19 @@ def test_a_grande_is_no_block_of_four_and_found_aslant_or_lengthened(
     assert obs.count(grande["area"], colour) == truth["counts"].get(grande["area"], {}).get(
         colour, 0
     )
+
+
+def test_a_grande_top_pricked_by_noise_is_no_pair_of_cubes() -> None:
+    """Hard seed 201: the blue grande alone in aragon, its top a grande's size, but sensor
+    noise pricks holes in its band of lightness: measured 0.80 of the big-piece thickness, it
+    was refused as thin and its pixels counted as two blue cubes. The grande search fills a
+    coloured top's small holes before measuring it (figures._measure_closed)."""
+    layout = load_layout("el-grande")
+    setup, position = POSITIONS["el-grande"](201)
+    image, truth = render(position, layout, seed=201, conditions=HARD)
+    obs = Reader(calibrated(layout, setup, 201, HARD), layout).read(image)
+    assert not obs.occluded
+    grande = next(p for p in truth["pieces"] if p["kind"] == "grande" and p["colour"] == "blue")
+    assert grande["area"] == "aragon"
+    assert obs.figures["grande:blue"] == "aragon"
+    assert obs.count("aragon", "blue") == truth["counts"].get("aragon", {}).get("blue", 0)
