@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 import statistics
 import sys
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -389,7 +390,32 @@ def speed() -> None:
             case.reader.close()
         print(f"  {width}x{height} median ratio {statistics.median(ratios):.1f}x (aim: 4x)")
     five_players()
+    stream_spread()
     still_table_with_a_marker_unseen()
+
+
+def stream_spread(reads: int = 200) -> None:
+    """A stream's Carolus reads one by one (one thread, 1280x720): their median and the
+    slow tail, the side process and the calling one now and then sharing a core."""
+    case = SpeedCase.of("carolus-magnus", 1280, 720)
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        for _ in range(5):
+            case.read()
+        times = []
+        for _ in range(reads):
+            start = time.perf_counter()
+            case.read()
+            times.append(time.perf_counter() - start)
+    finally:
+        cv2.setNumThreads(threads)
+        case.reader.close()
+    tenths = statistics.quantiles(times, n=10)
+    print(
+        f"  1280x720 carolus-magnus, {reads} single reads of a stream, one thread: median "
+        f"{fmt(statistics.median(times))}, 90th percentile {fmt(tenths[-1])}"
+    )
 
 
 def five_players(seed: int = 5) -> None:

@@ -1,6 +1,5 @@
-"""The stages beside the main chain (Carolus's dice and castles, El Grande's grey tops) and
-what they keep between frames: where the dice tray was found, the tiles as the castle search
-sees them.
+"""Carolus's stages beside the main chain (the dice, the castles) and what they keep between
+frames: where the dice tray was found, the tiles as the castle search sees them.
 
 The same object serves a Reader on its own threads and, for a stream, on its side process
 (side.py): the stages' state lives wherever they run.
@@ -18,14 +17,13 @@ from companion.vision.config import VisionConfig
 from companion.vision.dice import Dice, dice_again
 from companion.vision.dice_tray import KnownTray
 from companion.vision.geometry import Geometry, place_of
-from companion.vision.grey_tops import grey_tops
 from companion.vision.layout import Layout
 
 Image = npt.NDArray[Any]
 
 
 class Beside:
-    """The stages beside the main chain for one table's frames, for the geometry last set."""
+    """The dice and castles of one table's frames, for the geometry last set."""
 
     def __init__(self, layout: Layout, config: VisionConfig) -> None:
         self.layout = layout
@@ -52,13 +50,8 @@ class Beside:
         place_at = functools.partial(place_of, geo)
         return read_castles(small, self.tiles, geo, place_at, self.layout, self.config, labels)
 
-    def grey_tops(self, packed: Image, labels: Image, black: int, colours: int) -> Image:
-        """:func:`grey_tops.grey_tops` (labels only read)."""
-        assert self.geo is not None, "set_geometry first"
-        return grey_tops(packed, labels, black, colours, self.geo, self.config)
-
     def run(self, stage: str, *args: Any) -> Any:
         """A stage by name (the side process's requests)."""
-        if stage not in ("dice", "castles", "grey_tops"):
+        if stage not in ("dice", "castles"):
             raise ValueError(f"no stage {stage!r} beside the main chain")
         return getattr(self, stage)(*args)

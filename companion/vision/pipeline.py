@@ -70,6 +70,7 @@ from companion.vision.geometry import (
     places_of,
     working_image,
 )
+from companion.vision.grey_tops import grey_tops
 from companion.vision.hand import SkinColours, hand_check, paper_lightness, white_cast
 from companion.vision.jobs import Jobs, Later, pool_size
 from companion.vision.layout import Layout, Pose
@@ -309,18 +310,8 @@ class Reader:
         game = self.layout.game
         black = game == "el-grande" and "black" in self.colours.names
         shadows: Later[Image | None] | None = None
-        greys: Later[Image] | None = None
         if black:
-            # Black cubes grey under glare, looked for round the pieces (grey_tops.py) on the
-            # labels before the tower's shadow is taken off them (its pixels, board after it,
-            # change no grey top: the tops found on hard seeds 100-219 are the same either
-            # side of it), made once the hand check has passed.
-            code = self.colours.label("black")
-            colours = len(self.colours.names)
-            greys = self._handed(
-                jobs, None, "grey_tops", (packed, labels, code, colours), hand_off=False
-            )
-            # The tower's shadow, looked for beside the hand check.
+            # The tower's shadow, looked for beside the hand check (both only read labels).
             shadows = jobs.later(
                 functools.partial(
                     shadow_pixels,
@@ -358,10 +349,16 @@ class Reader:
         # dark hueless pixels too (made only then: a Lab conversion and a look at every pixel).
         dark = None
         dark_ready: Later[Mosaic] | None = None
-        if shadows is not None and greys is not None:
-            found = greys.result()  # (before the shadow changes the labels it reads)
+        if shadows is not None:
+            # Black cubes grey under glare, looked for round the pieces (grey_tops.py) on the
+            # labels before the tower's shadow is taken off them: the same tops either side of
+            # it on hard seeds 100-219 (its pixels, board after it, are in no grey top), and a
+            # side process could read them beside the shadow (it read them slower: they are
+            # needed at once; see NOTES, session 14).
+            code = self.colours.label("black")
+            found = grey_tops(packed, labels, code, len(self.colours.names), geo, self.config)
             apply_shadows(labels, shadows.result(), geo)
-            labels.ravel()[found] = self.colours.label("black")
+            labels.ravel()[found] = code
         pieces = cut(labels, packed, len(self.colours.names), _margin(self.config))
         if black:
             dark = DarkSearch(

@@ -1,5 +1,4 @@
-"""Stages of a stream's reads run on a second process (Carolus's dice and castles, El
-Grande's grey tops).
+"""Stages of a stream's reads run on a second process (Carolus's dice and castles).
 
 A helper thread (jobs.py) runs a stage beside the main chain only while both let go of
 Python's lock: the castles and dice are NumPy and OpenCV calls in many small steps, and the
@@ -79,10 +78,15 @@ def _serve(conn: Connection) -> None:
         kind = message[0]
         if kind == "stop":
             return
-        try:
-            if kind == "geometry":
+        if kind == "geometry":
+            try:
                 stages.set_geometry(pickle.loads(message[1]))
-                continue
+            except Exception:
+                # (No geometry to read by: the process ends, and the caller, told by the
+                # closed pipe, reads the stages itself.)
+                return
+            continue
+        try:
             args = [
                 np.ndarray(shape, dtype, buffer=memory, offset=at) if shape is not None else at
                 for at, shape, dtype in message[1]

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from benchmarks.bench_vision import SpeedCase
-from companion.vision import beside
 from companion.vision import homography as hg
+from companion.vision import pipeline
 from companion.vision.calibration import uncalibrated
 from companion.vision.colour import pack_bgr
 from companion.vision.config import DEFAULT_CONFIG
@@ -133,7 +133,7 @@ def test_black_cubes_the_model_sees_are_no_places_for_the_full_test(
         seen.append(args)
         return grey_tops(*args)
 
-    monkeypatch.setattr(beside, "grey_tops", spy)
+    monkeypatch.setattr(pipeline, "grey_tops", spy)
     case.read()
     packed, labels, black, colours, geo, config = seen[0]
     side = float(np.sqrt(geo.typical_footprint))

@@ -21,10 +21,11 @@ import pytest
 
 from benchmarks.bench_vision import POSITIONS, calibrated
 from benchmarks.vision_errors import hard_case
-from companion.vision.beside import Beside
+from companion.vision import pipeline
 from companion.vision.config import DEFAULT_CONFIG
 from companion.vision.errors import VisionError
 from companion.vision.geometry import locate_movables
+from companion.vision.grey_tops import grey_tops
 from companion.vision.layout import Pose, load_layout
 from companion.vision.pipeline import Reader
 from companion.vision.side import SideLost, SideProcess, SideReply
@@ -87,13 +88,12 @@ def test_an_el_grande_stream_reads_its_grey_tops_here(monkeypatch: pytest.Monkey
     cal, layout = made.calibration, made.layout
     found: list[int] = []
 
-    def spy(self: Beside, *args: Any) -> Any:
-        out = grey_tops_of(self, *args)
+    def spy(*args: Any) -> Any:
+        out = grey_tops(*args)
         found.append(out.size)
         return out
 
-    grey_tops_of = Beside.grey_tops
-    monkeypatch.setattr(Beside, "grey_tops", spy)
+    monkeypatch.setattr(pipeline, "grey_tops", spy)
     with Reader(cal, layout, SERIAL) as serial, Reader(cal, layout, SIDE) as side:
         want = [serial.read(image) for _ in range(3)]
         got = [side.read(image) for _ in range(3)]
@@ -156,6 +156,8 @@ class Failing:
     """Stages whose dice fail on a dark frame (the error crosses, the process goes on)."""
 
     def set_geometry(self, geo: Any) -> None:
+        if geo == "bad":
+            raise BadTray("no geometry")
         self.geo = geo
 
     def run(self, stage: str, *args: Any) -> Any:
@@ -190,6 +192,22 @@ def test_a_stages_error_is_raised_on_the_calling_side_and_the_process_goes_on() 
         with pytest.raises(SideLost, match="do not fit"):
             side.ask("dice", np.zeros((11, 10, 3), np.uint8))
         assert side.lost  # (a frame larger than the room made for it: a new Reader)
+    finally:
+        side.close()
+
+
+def test_a_geometry_the_side_process_cannot_take_ends_it() -> None:
+    """The stages could not be set for the read's geometry: the process ends rather than
+    read by the last one, and the next request finds it gone (the Reader then reads the
+    stage itself)."""
+    frame = np.ones((4, 6, 3), np.uint8)
+    side = SideProcess(Failing(), 300)
+    try:
+        side.begin("bad", lambda: _pickled("bad"))
+        assert side._process.wait(10) == 0  # (ended by itself)
+        with pytest.raises(SideLost, match="gone"):
+            side.ask("dice", frame)
+        assert side.lost
     finally:
         side.close()
 
