@@ -47,7 +47,7 @@ def _positive(text: str) -> int:
 
 
 def _fail(message: str) -> int:
-    print(f"companion vision watch: {message}", file=sys.stderr)
+    _say(message)
     return 2
 
 
@@ -73,7 +73,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def _watch(frames: Any, layout: Any, calibration: Any, lens: Any, args: argparse.Namespace) -> int:
-    from companion.vision.calibration import refreshed, uncalibrated
     from companion.vision.errors import VisionError
     from companion.vision.pipeline import NotAFrame, Reader
     from companion.vision.still import StillGate
@@ -85,42 +84,27 @@ def _watch(frames: Any, layout: Any, calibration: Any, lens: Any, args: argparse
     try:
         for n, frame in enumerate(frames, 1):
             if reader is None:
-                # (The board's place from the first frame that shows its markers: found there,
-                # or the calibration's re-estimated if the board was nudged since.)
                 try:
-                    cal = (
-                        refreshed(frame, calibration, layout)
-                        if calibration is not None
-                        else uncalibrated(frame, layout, lens)
-                    )
+                    reader = Reader(_board(frame, layout, calibration, lens), layout)
                 except NotAFrame:
                     raise
                 except VisionError as exc:
                     if str(exc) != waiting:
-                        print(
-                            f"companion vision watch: frame {n}: {exc}; waiting for the board",
-                            file=sys.stderr,
-                        )
+                        _say(f"frame {n}: {exc}; waiting for the board")
                     waiting = str(exc)
-                    if args.frames is not None and n >= args.frames:
-                        break
-                    continue
-                reader = Reader(cal, layout)
-            ready = gate.push(frame).ready
-            if ready:
+            ready = gate.push(frame).ready if reader is not None else None
+            if reader is not None and ready:
                 try:
                     observation = reader.read_still(ready)
                 except NotAFrame:
                     raise
                 except VisionError as exc:
-                    # (One still table not read, say why; the next one may be.)
-                    print(f"companion vision watch: frame {n}: not read: {exc}", file=sys.stderr)
+                    _say(f"frame {n}: not read: {exc}")  # (the next still table may be)
                 else:
                     print(json.dumps(observation.to_json()), flush=True)
                     printed += 1
-                    if args.observations is not None and printed >= args.observations:
-                        break
-            if args.frames is not None and n >= args.frames:
+            done = args.observations is not None and printed >= args.observations
+            if done or (args.frames is not None and n >= args.frames):
                 break
     finally:
         if reader is not None:
@@ -128,3 +112,18 @@ def _watch(frames: Any, layout: Any, calibration: Any, lens: Any, args: argparse
     if reader is None and waiting is not None:
         return _fail(f"the board was never seen: {waiting}")
     return 0
+
+
+def _board(frame: Any, layout: Any, calibration: Any, lens: Any) -> Any:
+    """The calibration for the stream, from the first frame that shows the board's markers:
+    the given one's homography re-estimated there (the board may have been nudged, the
+    camera's resolution changed since), or the markers found and nominal colours."""
+    from companion.vision.calibration import refreshed, uncalibrated
+
+    if calibration is not None:
+        return refreshed(frame, calibration, layout)
+    return uncalibrated(frame, layout, lens)
+
+
+def _say(message: str) -> None:
+    print(f"companion vision watch: {message}", file=sys.stderr)

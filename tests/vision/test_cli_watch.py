@@ -175,3 +175,20 @@ def test_frames_before_the_board_is_seen_are_waited_through(tmp_path: Path) -> N
     assert done.returncode == 2
     assert "the board was never seen: board markers not found" in done.stderr
     assert done.stdout == ""
+
+
+def test_a_camera_whose_resolution_changes_mid_stream_is_a_clear_error(tmp_path: Path) -> None:
+    """The stream's size is the first frame's (the calibration re-estimated there): frames of
+    another size later (the camera switched resolution) stop the watch with exit 2."""
+    layout = load_layout("el-grande")
+    setup, _ = POSITIONS["el-grande"](3)
+    frames = list(itertools.islice(still_table(setup, layout, seed=3), 4))
+    folder = tmp_path / "switched"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "0.png"), frames[0])
+    for k, frame in enumerate(frames[1:], 1):
+        cv2.imwrite(str(folder / f"{k}.png"), cv2.resize(frame, (640, 360)))
+    done = run("--camera", str(folder), "--layout", "el-grande")
+    assert done.returncode == 2
+    assert "frame is 640x360 but the calibration was made at 1280x720" in done.stderr
+    assert done.stdout == ""
