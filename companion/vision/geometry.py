@@ -65,6 +65,12 @@ class Geometry:
     shadow_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     shadow_zone: npt.NDArray[Any] | None = None
     shadow_side: float = 0.0  # a cube's side there (the median, px)
+    # Where black must be darker than a shadow (shadows.py): the tower's shadow zone, or all
+    # of the board that is read when the set-up's black is light (config.dark_black_lightness).
+    # (The grey tops are not read in the tower's zone only: there grey is its shadow.)
+    dark_box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    dark_zone: npt.NDArray[Any] | None = None
+    dark_side: float = 0.0
     tile_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     # The bare mat where a castle standing at a tile's edge may show its top (the tile's
     # outline raised to a castle's height): that tile's place code there, 0 elsewhere.
@@ -240,6 +246,16 @@ def build_geometry(
     shadow[ignore > 0] = 0
     shadow_box = _box(shadow)
     sx, sy, sw, sh = shadow_box
+    shadow_zone = shadow[sy : sy + sh, sx : sx + sw] > 0
+    shadow_side = float(np.median(side[sy : sy + sh, sx : sx + sw])) if sw and sh else 0.0
+    dark_box, dark_zone, dark_side = shadow_box, shadow_zone, shadow_side
+    black = calibration.colours.pieces.get("black")
+    if black and black[0][0] >= config.dark_black_lightness:
+        readable = ignore == 0
+        dark_box = _box(readable.view(np.uint8))
+        dx, dy, dw, dh = dark_box
+        dark_zone = readable[dy : dy + dh, dx : dx + dw]
+        dark_side = float(np.median(side[readable])) if dw and dh else 0.0
     # A court card's printed colour dots are no cubes: only its rows are read.
     if layout.court_card is not None:
         for pose in (courts or {}).values():
@@ -286,8 +302,11 @@ def build_geometry(
         typical_footprint=float(np.median((side * side)[on_board])) if on_board.any() else 81.0,
         tray_box=_box(tray) if tray is not None else (0, 0, 0, 0),
         shadow_box=shadow_box,
-        shadow_zone=shadow[sy : sy + sh, sx : sx + sw] > 0,
-        shadow_side=float(np.median(side[sy : sy + sh, sx : sx + sw])) if sw and sh else 0.0,
+        shadow_zone=shadow_zone,
+        shadow_side=shadow_side,
+        dark_box=dark_box,
+        dark_zone=dark_zone,
+        dark_side=dark_side,
         tile_mask=tile_mask if tile_mask.any() else None,
         tile_box=_box(seen.astype(np.uint8)),
         castle_reach=castle_reach,

@@ -322,7 +322,7 @@ class Reader:
                     self.config,
                     marker_light(paper, cast),
                 ),
-                hand_off=geo.shadow_zone is not None,
+                hand_off=geo.dark_zone is not None,
             )
         hand = hand_check(
             # (Made contiguous once: each of the check's tests on a strided view costs more.)

@@ -253,6 +253,41 @@ def test_the_towers_shadow_on_a_court_is_no_black_cubes(
         assert counts.get("black", 0) <= truth["counts"].get(area, {}).get("black", 0) + 1
 
 
+def test_a_dim_frames_print_lines_are_no_black_cubes() -> None:
+    # Hard seed 209: a dim frame whose set-up black cubes read at lightness 67; the model's
+    # black took galicia's dark border lines and the sea beside it for three black cubes
+    # where none stands. Black must then be darker than a shadow everywhere on the board.
+    layout = load_layout("el-grande")
+    setup, position = POSITIONS["el-grande"](209)
+    cal = calibrated(layout, setup, 209, HARD)
+    assert cal.colours.pieces["black"][0][0] >= DEFAULT_CONFIG.dark_black_lightness
+    reader = Reader(cal, layout)
+    geo = reader.geometry()
+    # The whole board, not only the tower's shadow (where grey tops are still not read).
+    assert geo.dark_zone is not None and geo.shadow_zone is not None
+    assert geo.dark_zone.sum() > 5 * geo.shadow_zone.sum()
+    image, truth = render(position, layout, seed=209, conditions=HARD)
+    obs = reader.read(image)
+    assert not obs.occluded
+    assert "black" not in truth["counts"]["galicia"]
+    assert obs.count("galicia", "black") == 0
+    for area, counts in obs.counts.items():
+        assert counts.get("black", 0) <= truth["counts"].get(area, {}).get("black", 0)
+
+
+def test_a_bright_frames_black_is_judged_by_darkness_round_the_tower_only() -> None:
+    # Hard seed 12: the set-up's black is dark (well under dark_black_lightness): the
+    # darkness test stays in the tower's shadow zone (a black cube under glare elsewhere is
+    # no darker than a shadow and would be lost).
+    layout = load_layout("el-grande")
+    setup, _ = POSITIONS["el-grande"](12)
+    cal = calibrated(layout, setup, 12, HARD)
+    assert cal.colours.pieces["black"][0][0] < DEFAULT_CONFIG.dark_black_lightness
+    geo = Reader(cal, layout).geometry()
+    assert geo.dark_box == geo.shadow_box
+    assert geo.dark_zone is geo.shadow_zone
+
+
 def test_still_gate_reads_only_after_the_hand_has_gone() -> None:
     layout = load_layout("el-grande")
     setup, position = POSITIONS["el-grande"](12)
