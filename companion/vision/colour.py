@@ -5,7 +5,10 @@ known places during calibration, or nominal values) and for the board background
 labelled with its nearest reference: a piece colour if within the reject distance, background if
 nearest to the board, and UNKNOWN when it is far from everything (a hand, a sleeve, a phone).
 Which coloured piece a piece pixel belongs to is then told mostly by hue: shade, glare and blur
-change a cube's lightness and chroma far more than its hue.
+change a cube's lightness and chroma far more than its hue. A hueless pixel darker than the
+darkest reference, when that is hueless (El Grande's black), is that colour however much darker:
+nothing else the model knows lies there (a dim set-up's black sampled light, the game's black
+tops far darker).
 
 Classification goes through a lookup table over quantised Lab (64 levels per channel), built once
 per model, so labelling a frame is one indexing pass. A camera frame is labelled straight from its
@@ -147,6 +150,7 @@ class ColourModel:
         labels = np.full(bins.shape[0], UNKNOWN, dtype=np.uint8)
         chroma = np.hypot(bins[:, 1] - 128.0, bins[:, 2] - 128.0)
         shares = dict(self.chroma_shares)
+        darkest = self._darkest_neutral()
         for index, (name, refs) in enumerate(self.pieces.items()):
             share = min(shares.get(name, self.min_chroma_share), self.min_chroma_share)
             for ref in refs:
@@ -154,7 +158,12 @@ class ColourModel:
                 # is as dark as black, so neutral colours accept only near-neutral pixels.
                 ref_chroma = float(np.hypot(ref[1] - 128.0, ref[2] - 128.0))
                 neutral = ref_chroma < NEUTRAL_CHROMA
-                d = _dist(bins, ref)
+                if ref == darkest:
+                    # Nothing the model knows is darker than its darkest hueless colour
+                    # (black): a pixel darker still is that colour, as far as hue goes.
+                    d = _dist(_floored(bins, ref[0] * L_WEIGHT), ref)
+                else:
+                    d = _dist(bins, ref)
                 reach = self.reject_distance * (NEUTRAL_SHARE if neutral else 1.0)
                 better = (d < best) & (d <= reach)
                 if not neutral:
@@ -173,6 +182,17 @@ class ColourModel:
         # Far from every piece and from the board, but near enough to a piece colour to be a
         # dim or shaded piece pixel? No: UNKNOWN stays unknown; readers decide what it means.
         return labels
+
+    def _darkest_neutral(self) -> Lab | None:
+        """The darkest hueless reference, if it is darker than every other reference (piece
+        and board)."""
+        refs = [ref for refs in self.pieces.values() for ref in refs]
+        neutral = [ref for ref in refs if is_neutral(ref)]
+        if not neutral:
+            return None
+        darkest = min(neutral, key=lambda ref: ref[0])
+        others = [ref[0] for ref in (*refs, *self.background) if ref is not darkest]
+        return darkest if all(darkest[0] < light for light in others) else None
 
     def _by_hue(self, bins: npt.NDArray[Any], labels: U8Image) -> None:
         """Which coloured piece a coloured pixel belongs to is told by hue, its chroma allowed
@@ -351,6 +371,13 @@ def _dist(bins: npt.NDArray[Any], ref: Lab) -> npt.NDArray[Any]:
     r = np.array([ref[0] * L_WEIGHT, ref[1], ref[2]], dtype=np.float32)
     d: npt.NDArray[Any] = np.sqrt(((bins - r) ** 2).sum(axis=1))
     return d
+
+
+def _floored(bins: npt.NDArray[Any], lightness: float) -> npt.NDArray[Any]:
+    """The bins with their (weighted) lightness raised to at least ``lightness``."""
+    out = bins.copy()
+    np.maximum(out[:, 0], lightness, out=out[:, 0])
+    return out
 
 
 def _faded_dist(bins: npt.NDArray[Any], ref: Lab, fade: float, l_weight: float) -> npt.NDArray[Any]:

@@ -707,6 +707,24 @@ def test_a_grey_within_reach_of_a_dull_colour_is_not_that_colour() -> None:
     assert model.classify_one((80.0, 127.0, 126.0)) is None  # grey: far less saturated
 
 
+def test_darker_than_the_darkest_hueless_colour_is_that_colour() -> None:
+    # A dim set-up's black as a calibration sampled it (hard El Grande seed 320: lightness
+    # 90), and that frame's black cube tops at 30: too far below it by the plain distance.
+    refs = {"blue": ((108.0, 134.0, 86.5),), "black": ((90.0, 130.0, 128.0),)}
+    model = ColourModel(refs, background=((162.0, 129.0, 114.0), (207.0, 136.0, 143.0)))
+    assert model.classify_one((30.0, 130.0, 128.0)) == "black"
+    assert model.classify_one((90.0, 130.0, 128.0)) == "black"
+    # Hue still counts: a dark blue is blue, a dark pixel with a colour's hue no black.
+    assert model.classify_one((30.0, 136.0, 100.0)) != "black"
+    # Lighter than black, the plain distance as before (a grey within reach, a lighter none).
+    assert model.classify_one((120.0, 130.0, 128.0)) == "black"
+    assert model.classify_one((150.0, 130.0, 128.0)) is None
+    # When something the model knows is darker than black (a board's dark print), black's
+    # reach goes both ways as before.
+    dark_print = ColourModel(refs, background=((70.0, 128.0, 128.0),))
+    assert dark_print.classify_one((30.0, 130.0, 128.0)) is None
+
+
 def test_a_colour_given_its_own_chroma_share_takes_duller_pixels() -> None:
     # Carolus blue as a calibration sampled it (chroma ~54), and its cube in dim light with
     # the same hue at chroma ~31 (hard bench seed 1 t13): under 0.6 of blue's chroma.
