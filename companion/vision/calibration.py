@@ -491,7 +491,8 @@ def calibrate(
 
     Each colour is sampled from cubes at known places: El Grande's home regions (a grande and two
     caballeros of one colour), Carolus Magnus's territories (one cube each; Charlemagne's tile is
-    skipped). Colours with no known place keep their nominal value.
+    skipped). Colours with no known place keep their nominal value. El Grande's black is also
+    sampled from its player's court, taken when far darker than the home's (glare).
     """
     base = uncalibrated(image, layout, lens, config)
     lens = base.lens  # (estimated from the markers if none was given)
@@ -512,29 +513,42 @@ def calibrate(
     bg = base.colours.background
     refs: dict[str, list[Lab]] = {}
     pieces = dict(base.colours.pieces)
-    for colour, poly in places:
-        if colour not in pieces:
-            continue
+    reach = round(config.sample_reach * cube_pixels(base, layout)[1])
+
+    def sample(colour: str, poly: Polygon) -> Lab | None:
+        nominal = base.colours.pieces[colour][0]
         # Well inside the outline: the printed border and the region's name are no pieces.
         mask = polygon_mask(lab.shape[:2], h, poly, erode=4, lens=lens)
         fg = _foreground(lab, mask, config)
         outline = polygon_mask(lab.shape[:2], h, poly, lens=lens)
-        hued = _of_hue(lab, outline, pieces[colour][0], config)
+        hued = _of_hue(lab, outline, nominal, config)
         if hued is None:
             # A cube at the area's edge shows its top off its foot, away from under the
             # camera: over the edge (Carolus set-ups, hard seed 26: two of three pink cubes'
             # tops on the mat, and the mat's grey became "pink"). Looked for a reach round it.
-            reach = round(config.sample_reach * cube_pixels(base, layout)[1])
             grown = cv2.dilate(outline, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
-            hued = _of_hue(lab, grown, pieces[colour][0], config)
+            hued = _of_hue(lab, grown, nominal, config)
         if hued is not None:
             fg = hued
-        ref = _nearest_cluster(lab, fg, pieces[colour][0], k=4, config=config)
-        if ref is not None:
+        return _nearest_cluster(lab, fg, nominal, k=4, config=config)
+
+    for colour, poly in places:
+        if colour in pieces and (ref := sample(colour, poly)) is not None:  # (nominal)
             refs.setdefault(colour, []).append(ref)
     for colour, samples in refs.items():
         med = np.median(np.array(samples), axis=0)
         pieces[colour] = ((float(med[0]), float(med[1]), float(med[2])),)
+    # A hueless colour is read by its lightness, which a lamp's glare over its home region
+    # lifts (hard El Grande seeds 135, 305, 320: black sampled at 75-97 where the game's black
+    # tops lie at 17-40): its court's cubes, sampled too, replace that sample when they are
+    # far darker.
+    for colour, poly in _court_places(layout, setup):
+        home = pieces.get(colour, ((0.0, 0.0, 0.0),))[0]
+        if colour not in refs or not is_neutral(home):
+            continue
+        court = sample(colour, poly)
+        if court is not None and home[0] - court[0] > config.sample_glare_lightness:
+            pieces[colour] = (court,)
     # The board's colours again, now keeping well clear of the colours as this light shows
     # them (a cluster of shaded cubes must not become "board").
     detected = {i: np.array(c) for i, c in base.markers.items()}
@@ -672,6 +686,22 @@ def _sample_places(
         if terr["id"] == skip or len(knights) != 1 or terr["id"] not in tile_polygons:
             continue
         places.append((next(iter(knights)), tile_polygons[terr["id"]]))
+    return places
+
+
+def _court_places(layout: Layout, setup: Mapping[str, Any]) -> list[tuple[str, Polygon]]:
+    """El Grande: each player's court zone (seats in the set-up's ``players`` order) where the
+    set-up has cubes there (``courts``, else the rules' seven each)."""
+    players = setup.get("players", [])
+    courts = setup.get("courts")
+    if layout.game != "el-grande" or not isinstance(players, list):
+        return []
+    places = []
+    for seat, colour in enumerate(players, start=1):
+        held = courts.get(colour, 0) if isinstance(courts, Mapping) else 7
+        zone = next((a for a in layout.areas if a.kind == "court" and a.seat == seat), None)
+        if held and zone is not None:
+            places.append((colour, zone.polygon))
     return places
 
 

@@ -601,6 +601,12 @@ class VisionConfig:
     # Where none of a colour's hue stands out in its area, its cube is looked for this many
     # cube sides round the area too: its top may show over the area's edge (its lean).
     sample_reach: float = 1.0
+    # A hueless colour's (El Grande's black) sample from its home region gives way to its
+    # court's cubes' when those are this much darker (8-bit Lab lightness): a lamp's glare on
+    # the home region. Hard El Grande fit seeds 100-219: court samples 11-15 darker on seven
+    # frames without glare (192 at 15 lost its king and black grande to the court's), 20-57
+    # on 194, 114, 165, 209, 135 (counts 63 -> 61).
+    sample_glare_lightness: float = 18.0
     # Skin under neutral light (OpenCV 8-bit Lab a, b ranges and least L): warm, mid-light,
     # moderately saturated, from the palest to the darkest skin, lit or in the arm's shade.
     # The light's cast (from the markers' white paper) is taken off first.
@@ -642,8 +648,10 @@ class VisionConfig:
     # cube sides).
     tower_shadow_reach: float = 1.0
     # ... and over the whole board when the set-up's black is at least this light (8-bit Lab
-    # lightness): a dim frame's black reaches the print's dark lines and shadowed sea, read as
-    # rows and blocks of black cubes (fresh hard seeds 305, 321, 322: 0 -> 8, 3 -> 17, 0 -> 14).
+    # lightness, a glare over the cubes it was sampled from): that black reaches the print's
+    # dark lines and shadowed sea, read as rows and blocks of black cubes (fresh hard seeds
+    # 305, 321, 322: 0 -> 8, 3 -> 17, 0 -> 14; where the court's sample does not replace it,
+    # see sample_glare_lightness).
     # Session 15 (the test everywhere, grey tops still read outside the tower's zone): hard El
     # Grande fit seeds 100-219 71 -> 70 wrong counts at 60 and on every frame alike; held-out
     # 0-40 21 -> 20 at 60, 21 on every frame; fresh 300-399 94 -> 81 at 60, 84 on every frame

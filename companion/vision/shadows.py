@@ -5,9 +5,10 @@ El Grande's Castillo tower casts a shadow as long as the tower is tall; on the p
 the colour model's black, and thick: read as a row or a block of black cubes. Round the
 tower, black pixels must also be darker than a shadow gets against the print round them
 (:func:`figures.dark_within`, the black pieces' test under glare), or lie at the rim of such
-pixels (a black cube's blurred rim). In a dim frame (the set-up's black light, see
-``VisionConfig.dark_black_lightness``) the model's black also takes the print's dark lines
-and the sea in a lamp's shadow: there the test covers the whole board (``Geometry.dark_zone``).
+pixels (a black cube's blurred rim). When the set-up's black was sampled light (under a
+lamp's glare, see ``VisionConfig.dark_black_lightness``) the model's black also takes the
+print's dark lines and the sea in a lamp's shadow: there the test covers the whole board
+(``Geometry.dark_zone``).
 """
 
 from __future__ import annotations

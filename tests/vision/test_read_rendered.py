@@ -253,13 +253,14 @@ def test_the_towers_shadow_on_a_court_is_no_black_cubes(
         assert counts.get("black", 0) <= truth["counts"].get(area, {}).get("black", 0) + 1
 
 
-def test_a_dim_frames_print_lines_are_no_black_cubes() -> None:
-    # Hard seed 209: a dim frame whose set-up black cubes read at lightness 67; the model's
-    # black took galicia's dark border lines and the sea beside it for three black cubes
-    # where none stands. Black must then be darker than a shadow everywhere on the board.
+def test_a_light_sampled_blacks_print_lines_are_no_black_cubes() -> None:
+    # Hard seed 209 with its courts left out of the set-up (black sampled in its home
+    # region only, under a lamp's glare, at lightness 67): the model's black took galicia's
+    # dark border lines and the sea beside it for three black cubes where none stands. Black
+    # must then be darker than a shadow everywhere on the board.
     layout = load_layout("el-grande")
     setup, position = POSITIONS["el-grande"](209)
-    cal = calibrated(layout, setup, 209, HARD)
+    cal = calibrated(layout, {**setup, "courts": {}}, 209, HARD)
     assert cal.colours.pieces["black"][0][0] >= DEFAULT_CONFIG.dark_black_lightness
     reader = Reader(cal, layout)
     geo = reader.geometry()
@@ -286,6 +287,27 @@ def test_a_bright_frames_black_is_judged_by_darkness_round_the_tower_only() -> N
     geo = Reader(cal, layout).geometry()
     assert geo.dark_box == geo.shadow_box
     assert geo.dark_zone is geo.shadow_zone
+
+
+def test_a_glared_home_regions_black_gives_way_to_its_courts() -> None:
+    # Hard seed 135: a lamp's glare over cataluna, black's home region in the set-up, lifts
+    # its caballeros and grande to lightness ~95; the seven black cubes of its court read
+    # ~37, as the game's black tops do. Black is sampled from the court then, and the game
+    # frame reads right (galicia's two black cubes were five).
+    layout = load_layout("el-grande")
+    setup, position = POSITIONS["el-grande"](135)
+    cal = calibrated(layout, setup, 135, HARD)
+    # (A set-up with empty courts: the home region's sample alone.)
+    home = calibrated(layout, {**setup, "courts": {}}, 135, HARD).colours.pieces["black"][0]
+    assert home[0] > 90 and cal.colours.pieces["black"][0][0] < 50
+    image, truth = render(position, layout, seed=135, conditions=HARD)
+    obs = Reader(cal, layout).read(image)
+    assert {a: dict(c) for a, c in obs.counts.items() if c} == truth["counts"]
+    # Hard seed 192: its court's black is 15 darker than its home's, no glare: the home's
+    # sample stands (the court's lost the king and the black grande there).
+    setup, _ = POSITIONS["el-grande"](192)
+    home = calibrated(layout, {**setup, "courts": {}}, 192, HARD).colours.pieces["black"]
+    assert calibrated(layout, setup, 192, HARD).colours.pieces["black"] == home
 
 
 def test_still_gate_reads_only_after_the_hand_has_gone() -> None:
