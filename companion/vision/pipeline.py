@@ -680,6 +680,11 @@ class Reader:
                 # Its top leans away from under the camera: the grande stands at its foot.
                 foot = foot_of(self.calibration, geo, top[:2], grande.diameter, cfg)
                 figures[grande.name] = place_at(*foot)
+            elif players:
+                # A player's grande is always on the board (never in the Castillo): not
+                # found, it is unread, not absent (its top may be counted as cubes there).
+                figures[grande.name] = None
+                unread[grande.name] = "not seen on the board"
         for colour, patches in measured.items():
             factors[colour] = footprint_factor(
                 patches, self.factors.get(colour, cfg.top_factor), self.spread

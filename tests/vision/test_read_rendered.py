@@ -310,6 +310,22 @@ def test_a_glared_home_regions_black_gives_way_to_its_courts() -> None:
     assert calibrated(layout, setup, 192, HARD).colours.pieces["black"] == home
 
 
+def test_a_players_grande_not_found_is_named_unread() -> None:
+    # Hard seed 209: blue's grande in granada, its top not found (a block of cubes beside it).
+    # The players' grandes are always on the board: one not seen is said, not left out; the
+    # other players' are placed, and colours nobody plays have no grande to miss.
+    obs, _, position = read_case("el-grande", 209, HARD)
+    assert not obs.occluded
+    assert obs.figures["grande:blue"] is None
+    assert obs.unread["grande:blue"] == "not seen on the board"
+    for colour, region in position["grandes"].items():
+        if colour != "blue":
+            assert obs.figures[f"grande:{colour}"] == region
+    assert {f"grande:{c}" for c in position["players"]} == {
+        k for k in obs.figures if k.startswith("grande:")
+    }
+
+
 def test_still_gate_reads_only_after_the_hand_has_gone() -> None:
     layout = load_layout("el-grande")
     setup, position = POSITIONS["el-grande"](12)
