@@ -533,7 +533,7 @@ def calibrate(
         return _nearest_cluster(lab, fg, nominal, k=4, config=config)
 
     for colour, poly in places:
-        if colour in pieces and (ref := sample(colour, poly)) is not None:  # (nominal)
+        if colour in pieces and (ref := sample(colour, poly)) is not None:
             refs.setdefault(colour, []).append(ref)
     for colour, samples in refs.items():
         med = np.median(np.array(samples), axis=0)
@@ -543,8 +543,7 @@ def calibrate(
     # tops lie at 17-40): its court's cubes, sampled too, replace that sample when they are
     # far darker.
     for colour, poly in _court_places(layout, setup):
-        home = pieces.get(colour, ((0.0, 0.0, 0.0),))[0]
-        if colour not in refs or not is_neutral(home):
+        if colour not in refs or not is_neutral(home := pieces[colour][0]):
             continue
         court = sample(colour, poly)
         if court is not None and home[0] - court[0] > config.sample_glare_lightness:

@@ -7,8 +7,8 @@ nearest to the board, and UNKNOWN when it is far from everything (a hand, a slee
 Which coloured piece a piece pixel belongs to is then told mostly by hue: shade, glare and blur
 change a cube's lightness and chroma far more than its hue. A hueless pixel darker than the
 darkest reference, when that is hueless (El Grande's black), is that colour however much darker:
-nothing else the model knows lies there (a dim set-up's black sampled light, the game's black
-tops far darker).
+nothing else the model knows lies there (a set-up's black sampled under a lamp's glare, the
+game's black tops far darker).
 
 Classification goes through a lookup table over quantised Lab (64 levels per channel), built once
 per model, so labelling a frame is one indexing pass. A camera frame is labelled straight from its

@@ -67,7 +67,8 @@ class Geometry:
     shadow_side: float = 0.0  # a cube's side there (the median, px)
     # Where black must be darker than a shadow (shadows.py): the tower's shadow zone, or all
     # of the board that is read when the set-up's black is light (config.dark_black_lightness).
-    # (The grey tops are not read in the tower's zone only: there grey is its shadow.)
+    # (Grey tops stay unread in the tower's zone only, ``shadow_zone``: grey there is its
+    # shadow.)
     dark_box: tuple[int, int, int, int] = (0, 0, 0, 0)
     dark_zone: npt.NDArray[Any] | None = None
     dark_side: float = 0.0
