@@ -696,11 +696,11 @@ def _court_places(layout: Layout, setup: Mapping[str, Any]) -> list[tuple[str, P
     if layout.game != "el-grande" or not isinstance(players, list):
         return []
     places = []
+    seats = {a.seat for a in layout.areas_of_kind("court")}
     for seat, colour in enumerate(players, start=1):
         held = courts.get(colour, 0) if isinstance(courts, Mapping) else 7
-        zone = next((a for a in layout.areas if a.kind == "court" and a.seat == seat), None)
-        if held and zone is not None:
-            places.append((colour, zone.polygon))
+        if held and seat in seats:
+            places.append((colour, layout.seat_area("court", seat).polygon))
     return places
 
 
