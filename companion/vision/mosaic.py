@@ -73,9 +73,14 @@ def cut(labels: Image, packed: Image, pieces: int, margin: int) -> Mosaic:
     reach = (margin + 1) // 2  # cells: at least ``margin`` pixels
     near = cv2.dilate(cells, np.ones((2 * reach + 1,) * 2, np.uint8))
     _, groups = cv2.connectedComponents(near, connectivity=8)
-    contours, _ = cv2.findContours(near, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    # Every group's outer outline, those inside another group's hole too (a piece within a
+    # region whose printed border reads as a piece colour): the two-level hierarchy puts
+    # every outer outline at its top level, holes below.
+    contours, hierarchy = cv2.findContours(near, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    levels = _levels(hierarchy)
+    outer = [c for c, (_, _, _, parent) in zip(contours, levels, strict=True) if parent < 0]
     boxes = []
-    for contour in contours:
+    for contour in outer:
         x, y, bw, bh = cv2.boundingRect(contour)
         px, py = contour[0, 0]
         x, y, x1, y1 = 2 * x, 2 * y, min(w, 2 * (x + bw)), min(h, 2 * (y + bh))
@@ -104,6 +109,12 @@ def cut(labels: Image, packed: Image, pieces: int, margin: int) -> Mosaic:
     mosaic_labels = cv2.bitwise_and(np.take(labels, index), inside)
     pixels = np.take(packed, index).view(np.uint8).reshape(size[1], size[0], 4)
     return Mosaic(mosaic_labels, pixels, index, w, inside)
+
+
+def _levels(hierarchy: Image | None) -> list[list[int]]:
+    """OpenCV's contour hierarchy as rows (next, previous, first child, parent); none for no
+    contours (OpenCV gives None then)."""
+    return [] if hierarchy is None else hierarchy.reshape(-1, 4).tolist()
 
 
 @lru_cache(maxsize=4)

@@ -326,6 +326,18 @@ def test_a_players_grande_not_found_is_named_unread() -> None:
     }
 
 
+def test_pieces_inside_borders_read_as_black_are_counted() -> None:
+    # Hard seed 462: the regions' printed borders read as black, a closed net round every
+    # region; the pieces standing inside were left out of the mosaic (59 of 80 cubes read,
+    # the king in the wrong region, three grandes not found).
+    obs, truth, position = read_case("el-grande", 462, HARD)
+    assert not obs.occluded
+    assert {a: dict(c) for a, c in obs.counts.items() if c} == truth["counts"]
+    assert obs.figures["king"] == position["king"]
+    for colour, region in position["grandes"].items():
+        assert obs.figures[f"grande:{colour}"] == region
+
+
 def test_still_gate_reads_only_after_the_hand_has_gone() -> None:
     layout = load_layout("el-grande")
     setup, position = POSITIONS["el-grande"](12)

@@ -598,6 +598,24 @@ def test_touching_cubes_show_a_top_each() -> None:
     ]
 
 
+def test_a_piece_inside_another_groups_hole_is_in_the_mosaic() -> None:
+    # A region's printed border read as a piece colour (black, in a frame where the border is
+    # as dark as black's sample) rings the pieces standing inside it: they are a group of
+    # their own, inside the ring's hole, and must be cut out too (hard seed 462 lost 21 of its
+    # 80 cubes, the king and three grandes that way).
+    from companion.vision.mosaic import cut
+
+    labels = np.zeros((120, 160), np.uint8)
+    labels[10:100, 20:140] = 2
+    labels[12:98, 22:138] = 0  # the ring: a border two pixels wide
+    labels[50:58, 76:84] = 1  # a cube in the middle, far from the ring
+    labels[30:34, 40:44] = 2  # and a speck of the ring's colour
+    pieces = cut(labels, np.zeros(labels.shape, np.uint32), 2, margin=3)
+    assert np.array_equal(np.sort(pieces.labels[pieces.labels > 0]), np.sort(labels[labels > 0]))
+    inside = pieces.index[pieces.labels == 1]
+    assert sorted(inside.tolist()) == sorted(np.flatnonzero(labels == 1).tolist())
+
+
 def test_the_mosaic_of_the_pieces_reads_as_the_whole_image() -> None:
     from companion.vision.cubes import clean, measure_planes
     from companion.vision.mosaic import Mosaic, cut
