@@ -109,9 +109,11 @@ def _groups(
     # A group's least x and y and first block are those of its pixels leftmost in their row,
     # which lie on its outline (each group lies in one cut-out, where the working image is
     # the mosaic moved): only its outlines are looked at, those of its pixels in the working
-    # image (the margin beyond the working image's edge is not in it).
+    # image (the margin beyond the working image's edge is not in it). Every outline, the
+    # holes' too: a group inside another's hole (a cube within a ring of border read as
+    # black) has its outer outline there only; a hole's outline is its group's pixels.
     inner = cv2.bitwise_and(grown, pieces.inside)
-    outlines, _ = cv2.findContours(inner, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    outlines, _ = cv2.findContours(inner, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
     points = np.concatenate(outlines).reshape(-1, 2)
     found = points[:, 1].astype(np.intp) * grown.shape[1] + points[:, 0]
     per_group = PerLabel.of(groups.ravel()[found], n)

@@ -132,6 +132,25 @@ def _groups_every_pixel(masks: dict[str, Any], pieces: Any) -> tuple[Any, Any]:
     return rank[1:], origin[1:]
 
 
+def test_a_group_inside_another_groups_hole_is_ranked_from_its_own_pixels() -> None:
+    from companion.vision.mosaic import cut
+    from companion.vision.pipeline import _groups
+
+    # A ring (a region's border read as black) and a cube inside it, near enough to share
+    # its cut-out: the cube's group has its outer outline inside the ring's hole.
+    labels = np.zeros((60, 60), np.uint8)
+    labels[5:55, 5:55] = 2
+    labels[7:53, 7:53] = 0
+    labels[20:40, 20:40] = 1
+    pieces = cut(labels, np.zeros(labels.shape, np.uint32), 2, margin=8)
+    masks = {str(c): np.where(pieces.labels == c, 255, 0).astype(np.uint8) for c in (1, 2)}
+    _, rank, origin = _groups(masks, ("1", "2"), pieces)
+    want_rank, want_origin = _groups_every_pixel(masks, pieces)
+    assert np.array_equal(rank[1:], want_rank)
+    assert np.array_equal(origin[1:], want_origin)
+    assert sorted(origin[1:].tolist()) == [[3, 3], [18, 18]]
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_groups_are_ranked_from_their_outlines_as_from_all_their_pixels(seed: int) -> None:
     from companion.vision.mosaic import cut
