@@ -77,8 +77,9 @@ def cut(labels: Image, packed: Image, pieces: int, margin: int) -> Mosaic:
     # region whose printed border reads as a piece colour): the two-level hierarchy puts
     # every outer outline at its top level, holes below.
     contours, hierarchy = cv2.findContours(near, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-    levels = _levels(hierarchy)
-    outer = [c for c, (_, _, _, parent) in zip(contours, levels, strict=True) if parent < 0]
+    # (Rows of next, previous, first child, parent; None when there are no contours.)
+    parents = [] if hierarchy is None else hierarchy.reshape(-1, 4)[:, 3].tolist()
+    outer = [c for c, parent in zip(contours, parents, strict=True) if parent < 0]
     boxes = []
     for contour in outer:
         x, y, bw, bh = cv2.boundingRect(contour)
@@ -109,12 +110,6 @@ def cut(labels: Image, packed: Image, pieces: int, margin: int) -> Mosaic:
     mosaic_labels = cv2.bitwise_and(np.take(labels, index), inside)
     pixels = np.take(packed, index).view(np.uint8).reshape(size[1], size[0], 4)
     return Mosaic(mosaic_labels, pixels, index, w, inside)
-
-
-def _levels(hierarchy: Image | None) -> list[list[int]]:
-    """OpenCV's contour hierarchy as rows (next, previous, first child, parent); none for no
-    contours (OpenCV gives None then)."""
-    return [] if hierarchy is None else hierarchy.reshape(-1, 4).tolist()
 
 
 @lru_cache(maxsize=4)

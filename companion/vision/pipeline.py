@@ -111,7 +111,7 @@ def _groups(
     # the mosaic moved): only its outlines are looked at, those of its pixels in the working
     # image (the margin beyond the working image's edge is not in it). Every outline, the
     # holes' too: a group inside another's hole (a cube within a ring of border read as
-    # black) has its outer outline there only; a hole's outline is its group's pixels.
+    # black) has no external outline, and a hole's outline is its own group's pixels.
     inner = cv2.bitwise_and(grown, pieces.inside)
     outlines, _ = cv2.findContours(inner, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
     points = np.concatenate(outlines).reshape(-1, 2)
