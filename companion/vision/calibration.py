@@ -690,14 +690,11 @@ def _sample_places(
 
 def _court_places(layout: Layout, setup: Mapping[str, Any]) -> list[tuple[str, Polygon]]:
     """El Grande: each player's court zone (seats in the set-up's ``players`` order) where the
-    set-up has cubes there (``courts``, else the rules' seven each)."""
-    players = setup.get("players", [])
+    set-up has cubes there (``courts``, else the rules' seven each); none for Carolus."""
     courts = setup.get("courts")
-    if layout.game != "el-grande" or not isinstance(players, list):
-        return []
     places = []
     seats = {a.seat for a in layout.areas_of_kind("court")}
-    for seat, colour in enumerate(players, start=1):
+    for seat, colour in enumerate(players_in_play(layout, setup), start=1):
         held = courts.get(colour, 0) if isinstance(courts, Mapping) else 7
         if held and seat in seats:
             places.append((colour, layout.seat_area("court", seat).polygon))
