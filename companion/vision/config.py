@@ -354,7 +354,7 @@ class VisionConfig:
     # ... and at least this many cube sides wide (the print's borders and names are thinner).
     dark_piece_width: float = 0.5
     # Black cubes grey under glare (grey_tops.py): hueless pixels at most this share of the
-    # grey value of the brightest print within this many cube sides round the pieces (a
+    # grey value of the brightest print within this many cube sides round them (a
     # piece's shadow darkens the print to 0.55 of it at most, a black top under glare stays
     # under ~0.45), a plateau at least this many sides thick (inscribed radius) and of at
     # least this share of a cube top's area.

@@ -12,8 +12,10 @@ apart is where the darkness lies and how dark it gets against the print beside i
 - the shadow's darkest part is a soft band along the piece that casts it; a top is a plateau
   a cube top wide, so the dark pixels are opened by a disc of a top's inscribed radius.
 
-Looked for only round the pieces (within a few cube sides of a piece's pixels): a grey black
-cube stands in a cluster or beside other pieces, or shows some black pixels at its rim.
+Looked for over the whole readable board: a cluster of black cubes under glare may stand alone
+in a region, no other piece and not one black pixel within a few sides of it (seed 512: six in
+granada). Shadows lie beside the pieces that cast them; the two tests above tell them from
+tops wherever they lie.
 
 The full test (Lab, medians, the brightest print within a few sides) is run only in windows
 round the few places a first look finds: every other pixel of every other row, its luma
@@ -63,7 +65,7 @@ def grey_tops(
     reach = max(3, round(config.grey_top_reach * side))
     radius = max(1, round(config.grey_top_thickness * side))
     ring = max(2, round(config.grey_top_ring * side))
-    places, around = _places(packed, labels, black, colours, geo, config, reach, radius)
+    places = _places(packed, labels, black, colours, geo, config, reach, radius)
     if not places:
         return np.zeros(0, np.intp)
     h, w = labels.shape
@@ -76,9 +78,7 @@ def grey_tops(
         (max(0, x0 - margin), max(0, y0 - margin), min(w, x1 + margin), min(h, y1 + margin))
         for x0, y0, x1, y1 in places
     ]
-    out = _judge(
-        packed, labels, around, black, geo, config, windows, look, reach, radius, ring, side
-    )
+    out = _judge(packed, labels, black, geo, config, windows, look, reach, radius, ring, side)
     zone = geo.shadow_zone
     if zone is not None and out.size:
         # The Castillo tower's shadow is darker than a cube's and spreads over pale print
@@ -96,7 +96,6 @@ def grey_tops(
 def _judge(
     packed: Image,
     labels: Image,
-    around: Image,
     black: int,
     geo: Geometry,
     config: VisionConfig,
@@ -132,18 +131,7 @@ def _judge(
         at = np.s_[oy + p[1] : oy + p[1] + y1 - y0, ox + p[0] : ox + p[0] + x1 - x0]
         bgra[at] = packed[y0:y1, x0:x1]
         own[at] = labels[y0:y1, x0:x1]
-        # (The pieces' surroundings, 2x2 cells, at the window's pixels; none beyond the last
-        # whole cell.)
-        cells = around[y0 // 2 : (y1 + 1) // 2, x0 // 2 : (x1 + 1) // 2]
-        up = cv2.resize(
-            cells, (2 * cells.shape[1], 2 * cells.shape[0]), interpolation=cv2.INTER_NEAREST
-        )
-        up = up[y0 % 2 : y0 % 2 + y1 - y0, x0 % 2 : x0 % 2 + x1 - x0]
-        mine = inside[at]
-        mine[: up.shape[0], : up.shape[1]] = cv2.bitwise_and(
-            cv2.inRange(up, 1, 255),
-            geo.readable[y0 : y0 + up.shape[0], x0 : x0 + up.shape[1]],
-        )
+        inside[at] = geo.readable[y0:y1, x0:x1]
         interior[
             oy + (look if y0 else 0) : oy + _interior_end(y1 - y0 + p[1] + p[3], y1 == h, look),
             ox + (look if x0 else 0) : ox + _interior_end(x1 - x0 + p[0] + p[2], x1 == w, look),
@@ -243,17 +231,15 @@ def _places(
     config: VisionConfig,
     reach: int,
     radius: int,
-) -> tuple[list[Box], Image]:
+) -> list[Box]:
     """Where a grey top may be (boxes, working image), from a cheap first look at every other
     pixel of every other row: luma (no Lab) at most ``grey_top_first_ratio`` of the brightest
     print's luma within the reach (as greys), channels no further apart than a hueless
-    colour's can be, no other piece's colour, within the reach of a piece; a block of such
-    pixels as thick as the plateau's disc, not mostly the colour model's black (a seen black
-    cube is left as it is; a print line is thinner). Also the pieces' surroundings: 2x2 cells
-    within the reach of a cell holding a piece's pixel, as mosaic.cut's."""
+    colour's can be, no other piece's colour; a block of such pixels as thick as the plateau's
+    disc, not mostly the colour model's black (a seen black cube is left as it is; a print
+    line is thinner)."""
     h, w = labels.shape
     size = (w // 2, h // 2)
-    even = np.s_[: 2 * size[1], : 2 * size[0]]
     sample = np.s_[: 2 * size[1] : 2, : 2 * size[0] : 2]
     sub = np.ascontiguousarray(packed[sample])
     bgra = sub.view(np.uint8).reshape(size[1], size[0], 4)
@@ -261,14 +247,12 @@ def _places(
     own = np.ascontiguousarray(labels[sample])
     k = 2 * ((reach + 1) // 2) + 1
     square = np.ones((k, k), np.uint8)
-    # (A linear resize to exactly half size is the mean of each 2x2 cell: not 0 if any is.)
-    cells = cv2.resize(cv2.inRange(labels, 1, colours)[even], size, interpolation=cv2.INTER_LINEAR)
-    around = cv2.dilate(cells, square)
     print_ = cv2.bitwise_and(luma, cv2.inRange(own, BACKGROUND, BACKGROUND))
     bound = cv2.LUT(cv2.dilate(print_, square), _darkest_below(config.grey_top_first_ratio))
     may = cv2.compare(luma, bound, cv2.CMP_LE)
-    cv2.bitwise_and(may, cv2.inRange(around, 1, 255), dst=may)
     cv2.bitwise_and(may, np.ascontiguousarray(geo.readable[sample]), dst=may)
+    # (Only in the areas: the board's edge against the table and the tower's foot are as dark.)
+    may[~geo.area_zone[: size[1], : size[0]]] = 0
     # (Not another piece's colour.)
     others = cv2.bitwise_and(
         cv2.inRange(own, 1, colours), cv2.bitwise_not(cv2.inRange(own, black, black))
@@ -277,7 +261,7 @@ def _places(
     # (Hueless enough, looked at on the few candidates left.)
     found = cv2.findNonZero(may)
     if found is None:
-        return [], around
+        return []
     xs, ys = found.reshape(-1, 2).T
     bgr = sub[ys, xs]
     b, g, r = bgr & 255, (bgr >> 8) & 255, bgr >> 16
@@ -287,7 +271,7 @@ def _places(
     side = _core_side(radius)
     core = cv2.erode(may, np.ones((side, side), np.uint8)) if side > 1 else may
     if not cv2.countNonZero(core):
-        return [], around
+        return []
     # The place: the candidates round each block, as far as a top reaches past it.
     grow = 2 * side + 1
     near = cv2.bitwise_and(cv2.dilate(core, np.ones((grow, grow), np.uint8)), may)
@@ -328,7 +312,7 @@ def _places(
     )
     chosen[0] = False
     boxes = box[chosen] * 2
-    return [(int(a), int(b), int(c), int(d)) for a, b, c, d in boxes.tolist()], around
+    return [(int(a), int(b), int(c), int(d)) for a, b, c, d in boxes.tolist()]
 
 
 @lru_cache(maxsize=4)

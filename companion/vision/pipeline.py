@@ -352,7 +352,7 @@ class Reader:
         dark = None
         dark_ready: Later[Mosaic] | None = None
         if shadows is not None:
-            # Black cubes grey under glare, looked for round the pieces (grey_tops.py) on the
+            # Black cubes grey under glare, looked for in the areas (grey_tops.py) on the
             # labels before the tower's shadow is taken off them: the same tops either side of
             # it on hard seeds 100-219 (its pixels, board after it, are in no grey top), and a
             # side process could read them beside the shadow (it read them slower: they are

@@ -338,6 +338,15 @@ def test_pieces_inside_borders_read_as_black_are_counted() -> None:
         assert obs.figures[f"grande:{colour}"] == region
 
 
+def test_black_cubes_grey_under_glare_with_no_piece_near_are_counted() -> None:
+    # Hard seed 512: six black cubes in granada under a lamp's glare (lightness ~100, the
+    # set-up's black 39), no other piece within three sides of them: they read as none when
+    # grey tops were looked for only round the pieces.
+    obs, truth, _ = read_case("el-grande", 512, HARD)
+    assert truth["counts"]["granada"]["black"] == 6
+    assert {a: dict(c) for a, c in obs.counts.items() if c} == truth["counts"]
+
+
 def test_still_gate_reads_only_after_the_hand_has_gone() -> None:
     layout = load_layout("el-grande")
     setup, position = POSITIONS["el-grande"](12)
