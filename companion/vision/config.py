@@ -366,11 +366,12 @@ class VisionConfig:
     # model sees is counted as it is: its grey rim would merge it with its neighbours).
     grey_top_black_share: float = 0.5
     # ... whose grey value (median) is at most this share of the print's in a ring this many
-    # sides round it (this percentile: the ring also holds other pieces' shadows and sides;
-    # dark print such as the sea under glare is no darker than the print round it), and that
-    # is at most this thick (inscribed radius, sides: a black grande's top is thicker).
+    # sides round it (this percentile, the brightest: the ring also holds the cubes' own
+    # shadows and sides and a cluster's other cubes; dark print such as the sea under glare is
+    # no darker than the print round it), and that is at most this thick (inscribed radius,
+    # sides: a black grande's top is thicker).
     grey_top_ring: float = 1.0
-    grey_top_ring_percentile: float = 75.0
+    grey_top_ring_percentile: float = 100.0
     grey_top_ring_ratio: float = 0.55
     grey_top_max_thickness: float = 0.87
     # The first look that finds where the full test runs (grey_tops._places, on every other

@@ -347,6 +347,16 @@ def test_black_cubes_grey_under_glare_with_no_piece_near_are_counted() -> None:
     assert {a: dict(c) for a, c in obs.counts.items() if c} == truth["counts"]
 
 
+def test_a_grey_top_on_a_clusters_shaded_side_is_counted() -> None:
+    # Hard seed 209: granada's six black cubes under glare, a cluster. The ring round each top
+    # holds the cubes' own shadows and the cluster's other cubes: on its shaded side the
+    # ring's 75th percentile was shadow, and a top there read over 0.55 of it (granada 6 ->
+    # 5). The ring's brightest print is the measure now.
+    obs, truth, _ = read_case("el-grande", 209, HARD)
+    assert truth["counts"]["granada"]["black"] == 6
+    assert {a: dict(c) for a, c in obs.counts.items() if c} == truth["counts"]
+
+
 def test_still_gate_reads_only_after_the_hand_has_gone() -> None:
     layout = load_layout("el-grande")
     setup, position = POSITIONS["el-grande"](12)
