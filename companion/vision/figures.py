@@ -665,6 +665,57 @@ def find_big_top(
     return None if best is None else (best.x, best.y, best.like)
 
 
+def take_merged_grande(
+    patches: list[Patch], fig: Figure, layout: Layout, config: VisionConfig, stands: Stands
+) -> tuple[float, float, float] | None:
+    """A player's grande found nowhere else (it is always on the board): the likest top of
+    its colour refused only for its shape (a row or an L of cells longer than a grande's top)
+    where it may stand, taken as the grande merged with the cubes beside it (blur erased the
+    seams between them): where it shows and how like a grande's top it is, or None.
+
+    The grande covers ``span`` x ``span`` of that top's cube cells (as :func:`big_tops` lays
+    them out): the cells beyond are the cubes', left to count, the top's area in proportion
+    and its rectangle less the grande's cells."""
+    shaped = [
+        t
+        for t in big_tops(patches, fig, layout, config)
+        if t.refused in ("long", "L") and stands(fig, t.x, t.y)
+    ]
+    if not shaped:
+        return None
+    best = max(shaped, key=lambda t: t.like)
+    span = math.ceil(fig.diameter / float(layout.pieces["cube"]))
+    patch = patches[best.patch]
+    top = patch.tops[best.top]
+    left = top.cells - span * span
+    if left <= 0:
+        _take(patches, best.patch, best.top, config)
+    else:
+        share = left / top.cells
+        # (Its rectangle loses the grande's cells along the way it is longer than the grande;
+        # its long side stays its length.)
+        along = max(1, round(top.length / (config.top_length_sides * patch.side)))
+        across = max(1, round(top.width / (config.top_width_sides * patch.side)))
+        length, width = top.length, top.width
+        if along > span:
+            length *= (along - span) / along
+        else:
+            width *= max(1, across - span) / across
+        rest = top._replace(
+            cells=left,
+            area=top.area * share,
+            length=max(length, width),
+            width=min(length, width),
+            staggered=0,
+            probe=0,
+        )
+        tops = (*patch.tops[: best.top], rest, *patch.tops[best.top + 1 :])
+        patches[best.patch] = replace(
+            patch, tops=tops, area=max(0.0, patch.area - top.area * (1 - share))
+        )
+    return best.x, best.y, best.like
+
+
 def find_grandes(
     counted: Mapping[str, list[Patch]],
     seen: Mapping[str, Image],

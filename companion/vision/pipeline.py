@@ -58,6 +58,7 @@ from companion.vision.figures import (
     find_figure,
     find_grandes,
     marker_light,
+    take_merged_grande,
     take_top_at,
 )
 from companion.vision.fringe import drop_fringes
@@ -676,6 +677,13 @@ class Reader:
             if top is not None:
                 take_top_at(measured["black"], top[:2], black.diameter / 2 * geo.mm_px, cfg)
                 tops[black.name] = top
+        for grande in grandes:
+            if players and grande.name not in tops and grande.colour in measured:
+                merged = take_merged_grande(
+                    measured[grande.colour], grande, layout, cfg, grande_stands
+                )
+                if merged is not None:
+                    tops[grande.name] = merged
         for grande in grandes:
             top = tops.get(grande.name)
             if top is not None:

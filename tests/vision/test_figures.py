@@ -23,6 +23,7 @@ from companion.vision.figures import (
     figures_of,
     find_figure,
     marker_light,
+    take_merged_grande,
     take_top_at,
 )
 from companion.vision.geometry import working_image
@@ -294,6 +295,56 @@ def test_a_grandes_top_is_told_from_blocks_rows_and_ls_of_cubes(
     assert measured.thick == pytest.approx(thick)
     assert measured.size == pytest.approx(1.0)
     assert measured.refused == refused
+
+
+@pytest.mark.parametrize(
+    ("along", "across", "cells", "left", "where"),
+    [
+        (3.1, 1.7, 6, 2, True),  # a grande and two cubes in a row past it (hard seed 374)
+        (2.0, 1.7, 3, 0, True),  # a grande's top read as an L (seed 558)
+        (3.1, 1.7, 6, None, False),  # the same, where no grande may stand (a court)
+    ],
+)
+def test_a_grande_merged_with_cubes_is_found_when_nothing_else_is(
+    along: float, across: float, cells: int, left: int | None, where: bool
+) -> None:
+    """A player's grande not found among its colour's tops (every one refused) is the likest
+    top refused only for its shape, where it may stand: it covers two by two of the top's
+    cells, and the cells beyond are the cubes blur merged with it, left to count."""
+    eg = load_layout("el-grande")
+    (grande,) = (f for f in figures_of(eg) if f.name == "grande:black")
+    cfg = DEFAULT_CONFIG
+    side, footprint = 10.0, 80.0
+    comp = np.ones((40, 60), np.uint8)
+    # (The big-piece threshold in pixels, from a top one pixel thick.)
+    probe = Patch(
+        100.0,
+        (20.0, 20.0),
+        (0, 0, 60, 40),
+        footprint,
+        side,
+        comp,
+        (Top(100.0, 1.0, 20.0, 20.0, 16.0, 12.0, 1),),
+    )
+    threshold = 1.0 / big_tops([probe], grande, eg, cfg)[0].thick
+    top = Top(
+        cells * footprint,
+        1.3 * threshold,
+        30.0,
+        20.0,
+        along * cfg.top_length_sides * side,
+        across * cfg.top_width_sides * side,
+        cells,
+    )
+    patches = [Patch(top.area, (30.0, 20.0), (0, 0, 60, 40), footprint, side, comp, (top,))]
+    assert big_tops(patches, grande, eg, cfg)[0].refused in ("long", "L")
+    found = take_merged_grande(patches, grande, eg, cfg, lambda fig, x, y: where)
+    if not where:
+        assert found is None
+        assert patches[0].tops == (top,)
+        return
+    assert found is not None and found[:2] == (30.0, 20.0)
+    assert sum(b.cubes for b in count_patches(patches, 1.0)) == left
 
 
 @pytest.mark.parametrize(

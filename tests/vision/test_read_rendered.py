@@ -357,6 +357,16 @@ def test_a_grey_top_on_a_clusters_shaded_side_is_counted() -> None:
     assert {a: dict(c) for a, c in obs.counts.items() if c} == truth["counts"]
 
 
+def test_a_grande_merged_with_the_cubes_beside_it_is_found() -> None:
+    # Hard seed 558: black's grande in galicia, blurred into the cube beside it: its top
+    # read as an L of three cells, refused as a grande's, and counted as three black cubes
+    # (galicia 1 -> 4, the grande unread). A player's grande is always on the board: with no
+    # other top for it, the top refused only for its shape is it.
+    obs, truth, position = read_case("el-grande", 558, HARD)
+    assert obs.figures["grande:black"] == position["grandes"]["black"] == "galicia"
+    assert {a: dict(c) for a, c in obs.counts.items() if c} == truth["counts"]
+
+
 def test_still_gate_reads_only_after_the_hand_has_gone() -> None:
     layout = load_layout("el-grande")
     setup, position = POSITIONS["el-grande"](12)
