@@ -733,14 +733,37 @@ def refreshed(
     image: Image, calibration: Calibration, layout: Layout, config: VisionConfig = DEFAULT_CONFIG
 ) -> Calibration:
     """The calibration, with a new homography if the markers moved (everything else is
-    kept: the colours, the cubes' factors, the tiles' places on the board, the players)."""
+    kept: the colours, the cubes' factors, the tiles' places on the board, the players).
+
+    A frame of another size is the camera at another resolution: the homography is found
+    again, and a lens model scaled to it when the frame keeps the calibration's shape (the
+    same view of the sensor). A frame of another shape with a lens model is refused
+    (:class:`CalibrationError`): a camera crops its sensor differently for another aspect
+    ratio, and the lens's centre and focal length in pixels are then unknown."""
     if not markers_moved(image, calibration, config):
         return calibration
-    h, detected, _ = locate_board(image, layout, calibration.lens)
-    fresh = _make(image, layout, h, detected, calibration.colours, calibration.lens, ())
+    lens = calibration.lens
+    h_img, w_img = image.shape[:2]
+    w_cal, h_cal = calibration.image_size
+    if lens is not None and (w_img, h_img) != (w_cal, h_cal):
+        if abs(w_img / h_img - w_cal / h_cal) > _ASPECT_SLACK * w_cal / h_cal:
+            raise CalibrationError(
+                f"frame is {w_img}x{h_img} but the calibration, with its lens model, was made "
+                f"at {w_cal}x{h_cal}: another aspect ratio is another crop of the camera's "
+                "sensor; use the calibration's resolution or calibrate again at this one"
+            )
+        lens = lens.scaled(w_img / w_cal, h_img / h_cal)
+    h, detected, _ = locate_board(image, layout, lens)
+    fresh = _make(image, layout, h, detected, calibration.colours, lens, ())
     return replace(
         calibration,
         image_size=fresh.image_size,
         homography=fresh.homography,
         markers=fresh.markers,
+        lens=lens,
     )
+
+
+# How far (a share) a frame's aspect ratio may differ from the calibration's and still be the
+# same view of the sensor (1280x720 and 1920x1080 are 16:9; 854x480 is 0.1 % off).
+_ASPECT_SLACK = 0.01

@@ -73,6 +73,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def _watch(frames: Any, layout: Any, calibration: Any, lens: Any, args: argparse.Namespace) -> int:
+    from companion.vision.calibration import CalibrationError
     from companion.vision.errors import VisionError
     from companion.vision.pipeline import NotAFrame, Reader
     from companion.vision.still import StillGate
@@ -86,8 +87,8 @@ def _watch(frames: Any, layout: Any, calibration: Any, lens: Any, args: argparse
             if reader is None:
                 try:
                     reader = Reader(_board(frame, layout, calibration, lens), layout)
-                except NotAFrame:
-                    raise
+                except (NotAFrame, CalibrationError):
+                    raise  # (no later frame mends these: the camera's frames are not usable)
                 except VisionError as exc:
                     if str(exc) != waiting:
                         _say(f"frame {n}: {exc}; waiting for the board")

@@ -67,6 +67,21 @@ class Lens:
     def arrays(self) -> tuple[FloatArray, FloatArray]:
         return np.array(self.matrix, dtype=np.float64), np.array(self.distortion, np.float64)
 
+    def scaled(self, sx: float, sy: float) -> Lens:
+        """The same lens for the same view of the sensor sampled at another resolution (the
+        image ``sx`` times as wide, ``sy`` times as tall): focal lengths and principal point
+        in pixels scale, pixel centres at half-integers; the distortion coefficients act on
+        normalised coordinates and stay."""
+        (fx, s, cx), (_, fy, cy), last = self.matrix
+        return Lens(
+            (
+                (fx * sx, s * sx, (cx + 0.5) * sx - 0.5),
+                (0.0, fy * sy, (cy + 0.5) * sy - 0.5),
+                tuple(last),
+            ),
+            self.distortion,
+        )
+
 
 # The least marker perimeter OpenCV looks for, a share of the image's longer side (its default).
 _PERIMETER = 0.03

@@ -192,3 +192,52 @@ def test_a_camera_whose_resolution_changes_mid_stream_is_a_clear_error(tmp_path:
     assert done.returncode == 2
     assert "frame is 640x360 but the calibration was made at 1280x720" in done.stderr
     assert done.stdout == ""
+
+
+def test_a_camera_set_to_another_aspect_ratio_than_its_calibration_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A calibration file's lens model is in pixels. A 4:3 camera mode crops the sensor
+    otherwise than the 16:9 one the calibration was made at: the lens's centre and focal
+    length there are unknown, so the watch stops with exit 2 at once (no later frame mends
+    it); a frame of the same shape at another size is read (the lens scaled)."""
+    layout = load_layout("el-grande")
+    setup, _ = POSITIONS["el-grande"](3)
+    frames = list(itertools.islice(still_table(setup, layout, seed=3), 3))
+    cv2.imwrite(str(tmp_path / "setup.png"), frames[0])
+    (tmp_path / "setup.json").write_text(json.dumps(setup))
+    # (The rendered camera's lens bends nothing: a lens of no distortion, in its pixels.)
+    lens = {"matrix": [[1100, 0, 639.5], [0, 1100, 359.5], [0, 0, 1]], "distortion": [0] * 5}
+    (tmp_path / "lens.json").write_text(json.dumps(lens))
+    calibrate = ["calibrate", str(tmp_path / "setup.png"), "--layout", "el-grande"]
+    calibrate += ["--position", str(tmp_path / "setup.json"), "--lens", str(tmp_path / "lens.json")]
+    calibrate += ["--out", str(tmp_path / "cal.json")]
+    made = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "vision", *calibrate],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+    assert json.loads((tmp_path / "cal.json").read_text())["lens"]["matrix"] == lens["matrix"]
+    modes = (("wide", (1920, 1080), slice(None)), ("square", (640, 480), slice(160, 1120)))
+    for name, size, crop in modes:
+        folder = tmp_path / name
+        folder.mkdir()
+        for k, frame in enumerate(frames):
+            cv2.imwrite(str(folder / f"{k}.png"), cv2.resize(frame[:, crop], size))
+        done = run(
+            "--camera", str(folder), "--layout", "el-grande",
+            "--calibration", str(tmp_path / "cal.json"),
+        )  # fmt: skip
+        if name == "wide":
+            assert done.returncode == 0, done.stderr
+            (line,) = done.stdout.splitlines()
+            assert not json.loads(line)["occluded"]
+        else:
+            assert done.returncode == 2
+            assert (
+                "frame is 640x480 but the calibration, with its lens model, was made at 1280x720"
+                in done.stderr
+            )
+            assert done.stdout == ""

@@ -441,3 +441,42 @@ def test_a_dark_frames_sea_is_board_print_not_blue_cubes() -> None:
         obs = Reader(calibrate(setup_image, layout, setup, config=config), layout).read(image)
         got = {area: obs.count(area, "blue") for area in want}
         assert (got == want) is right, (share, got, want)
+
+
+def test_a_lens_calibration_follows_the_camera_to_another_resolution() -> None:
+    # A calibration made at 1920x1080 with the camera's lens model, the camera then set to
+    # 1280x720 (the same view of the sensor): the lens is scaled with the frame (its focal
+    # length and centre in pixels), and the board's corners fall where that camera shows
+    # them. At 640x480 (another crop of the sensor) the lens's pixels are unknown: refused.
+    from companion.vision import homography as hg
+    from companion.vision.calibration import CalibrationError, refreshed
+
+    layout = load_layout("el-grande")
+    setup, position = POSITIONS["el-grande"](3)
+    setup_image, setup_truth = render(setup, layout, seed=3, conditions=HARD)
+    camera = setup_truth["camera"]
+    lens = hg.Lens(tuple(map(tuple, camera["matrix"])), tuple(camera["dist"]))
+    cal = calibrate(setup_image, layout, setup, lens=lens)
+    h, w = setup_image.shape[:2]
+    assert (w, h) == cal.image_size == (1920, 1080)
+    image, truth = render(position, layout, seed=3, conditions=HARD)
+    small = cv2.resize(image, (1280, 720), interpolation=cv2.INTER_AREA)
+    fresh = refreshed(small, cal, layout)
+    assert fresh.image_size == (1280, 720)
+    assert fresh.lens is not None
+    (fx, _, cx), (_, fy, cy), _ = fresh.lens.matrix
+    assert (fx, fy) == pytest.approx((lens.matrix[0][0] * 2 / 3, lens.matrix[1][1] * 2 / 3))
+    assert (cx + 0.5, cy + 0.5) == pytest.approx(
+        ((lens.matrix[0][2] + 0.5) * 2 / 3, (lens.matrix[1][2] + 0.5) * 2 / 3)
+    )
+    bw, bh = layout.board_size
+    corners = [(0.0, 0.0), (bw, 0.0), (0.0, bh), (bw, bh), (bw / 2, bh / 2)]
+    ideal = cv2.perspectiveTransform(
+        np.array(corners).reshape(-1, 1, 2), np.array(truth["homography"])
+    ).reshape(-1, 2)
+    want = (hg.distort(ideal, lens) + 0.5) * 2 / 3 - 0.5
+    assert np.linalg.norm(hg.project(fresh.h, corners, fresh.lens) - want, axis=1).max() < 3.0
+    assert not Reader(fresh, layout).read(small).occluded
+    cropped = cv2.resize(image[:, 240:1680], (640, 480), interpolation=cv2.INTER_AREA)
+    with pytest.raises(CalibrationError, match="640x480 but the calibration, with its lens"):
+        refreshed(cropped, cal, layout)
