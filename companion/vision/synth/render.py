@@ -174,8 +174,7 @@ def still_table(
     light and camera of ``render(position, seed=seed)``, fresh sensor noise each frame."""
     prep = _prepare(position, layout, seed, conditions, dice)
     for k in itertools.count():
-        rng = np.random.default_rng(np.random.SeedSequence([seed, k + 1]))
-        yield effects.sensor(prep.image.copy(), conditions, rng)
+        yield _frame_noise(prep.image.copy(), conditions, seed, k)
 
 
 def render_sequence(
@@ -204,13 +203,20 @@ def render_sequence(
             reach = max(0.15, 1 - abs(k - mid) / span)
         image = prep.image.copy()
         mask = effects.draw_hand(image, arm, reach)
-        rng = np.random.default_rng(np.random.SeedSequence([seed, k + 1]))
-        image = effects.sensor(image, conditions, rng)
+        image = _frame_noise(image, conditions, seed, k)
         info = {"edge": EDGES[arm.edge], "reach": round(reach, 3)} if reach > 0 else None
         truth = _truth(prep, mask, info)
         truth["frame"] = k
         out.append((image, truth))
     return out
+
+
+def _frame_noise(image: U8, conditions: Conditions, seed: int, k: int) -> U8:
+    """Frame ``k`` of a clip: the sensor's noise drawn afresh (each frame its own, the same
+    for a seed's frame k in every clip of it)."""
+    return effects.sensor(
+        image, conditions, np.random.default_rng(np.random.SeedSequence([seed, k + 1]))
+    )
 
 
 def _hand_for(prep: _Prepared, rng: np.random.Generator) -> effects.Hand:
