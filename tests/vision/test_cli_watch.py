@@ -23,6 +23,21 @@ from companion.vision.still import is_moving, thumbnail
 from companion.vision.synth import EASY, render, render_sequence, still_table
 
 
+def calibrate_here(tmp_path: Path, game: str, setup: dict[str, Any], *extra: str) -> None:
+    """``companion vision calibrate`` on tmp_path's setup.png and this set-up position (written
+    beside it), the calibration written to tmp_path's cal.json."""
+    (tmp_path / "setup.json").write_text(json.dumps(setup))
+    calibrate = ["calibrate", str(tmp_path / "setup.png"), "--layout", game]
+    calibrate += ["--position", str(tmp_path / "setup.json"), "--out", str(tmp_path / "cal.json")]
+    made = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "vision", *calibrate, *extra],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+
+
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "companion.cli", "vision", "watch", *args],
@@ -66,16 +81,7 @@ def test_watch_prints_an_observation_each_time_the_table_comes_to_rest(tmp_path:
             cv2.imwrite(str(folder / f"{n}{k}.png"), frame)
         if n == 0:
             cv2.imwrite(str(tmp_path / "setup.png"), frame)
-    (tmp_path / "setup.json").write_text(json.dumps(setup))
-    calibrate = ["calibrate", str(tmp_path / "setup.png"), "--layout", game]
-    calibrate += ["--position", str(tmp_path / "setup.json"), "--out", str(tmp_path / "cal.json")]
-    made = subprocess.run(
-        [sys.executable, "-m", "companion.cli", "vision", *calibrate],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert made.returncode == 0, made.stderr
+    calibrate_here(tmp_path, game, setup)
     done = run(
         "--camera", str(folder), "--layout", game, "--calibration", str(tmp_path / "cal.json")
     )
@@ -205,20 +211,10 @@ def test_a_camera_set_to_another_aspect_ratio_than_its_calibration_is_refused(
     setup, _ = POSITIONS["el-grande"](3)
     frames = list(itertools.islice(still_table(setup, layout, seed=3), 3))
     cv2.imwrite(str(tmp_path / "setup.png"), frames[0])
-    (tmp_path / "setup.json").write_text(json.dumps(setup))
     # (The rendered camera's lens bends nothing: a lens of no distortion, in its pixels.)
     lens = {"matrix": [[1100, 0, 639.5], [0, 1100, 359.5], [0, 0, 1]], "distortion": [0] * 5}
     (tmp_path / "lens.json").write_text(json.dumps(lens))
-    calibrate = ["calibrate", str(tmp_path / "setup.png"), "--layout", "el-grande"]
-    calibrate += ["--position", str(tmp_path / "setup.json"), "--lens", str(tmp_path / "lens.json")]
-    calibrate += ["--out", str(tmp_path / "cal.json")]
-    made = subprocess.run(
-        [sys.executable, "-m", "companion.cli", "vision", *calibrate],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert made.returncode == 0, made.stderr
+    calibrate_here(tmp_path, "el-grande", setup, "--lens", str(tmp_path / "lens.json"))
     assert json.loads((tmp_path / "cal.json").read_text())["lens"]["matrix"] == lens["matrix"]
     modes = (("wide", (1920, 1080), slice(None)), ("square", (640, 480), slice(160, 1120)))
     for name, size, crop in modes:
