@@ -678,14 +678,12 @@ class Reader:
                 take_top_at(measured["black"], top[:2], black.diameter / 2 * geo.mm_px, cfg)
                 tops[black.name] = top
         for grande in grandes:
-            if players and grande.name not in tops and grande.colour in measured:
-                merged = take_merged_grande(
+            top = tops.get(grande.name)
+            if top is None and players and grande.colour in measured:
+                # Found nowhere else: merged by blur with the cubes beside it, perhaps.
+                top = take_merged_grande(
                     measured[grande.colour], grande, layout, cfg, grande_stands
                 )
-                if merged is not None:
-                    tops[grande.name] = merged
-        for grande in grandes:
-            top = tops.get(grande.name)
             if top is not None:
                 # Its top leans away from under the camera: the grande stands at its foot.
                 foot = foot_of(self.calibration, geo, top[:2], grande.diameter, cfg)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from benchmarks.bench_vision import POSITIONS, calibrated
+from companion.vision import homography as hg
 from companion.vision.calibration import calibrate, missing_courts
 from companion.vision.config import DEFAULT_CONFIG
 from companion.vision.layout import load_layout
@@ -32,6 +33,18 @@ def read_case(
     image, truth = render(position, layout, seed=seed, conditions=conditions)
     obs = Reader(calibrated(layout, setup, seed, conditions), layout).read(image)
     return obs, truth, position
+
+
+def rendered_camera(
+    truth: dict[str, Any], points: list[tuple[float, float]]
+) -> tuple[hg.Lens, np.ndarray]:
+    """The rendered camera's lens (its truth) and where it shows these board points (mm)."""
+    camera = truth["camera"]
+    lens = hg.Lens(tuple(map(tuple, camera["matrix"])), tuple(camera["dist"]))
+    ideal = cv2.perspectiveTransform(
+        np.array(points, np.float64).reshape(-1, 1, 2), np.array(truth["homography"])
+    )
+    return lens, hg.distort(ideal.reshape(-1, 2), lens)
 
 
 @pytest.mark.parametrize("seed", [1, 4, 7])
@@ -396,10 +409,6 @@ def test_a_lost_corner_marker_under_a_wide_lens_keeps_the_board_in_place() -> No
     # (every tile, court, castle and die read wrong); least squares left them up to 99 px off
     # and the reserves at the board's far edge read empty. The lens's radial term, estimated
     # from the three markers' corners, puts the board within a few pixels.
-    import cv2
-
-    from companion.vision import homography as hg
-
     layout = load_layout("carolus-magnus")
     setup, position = POSITIONS["carolus-magnus"](33)
     setup_image, setup_truth = render(setup, layout, seed=33, conditions=HARD)
@@ -408,11 +417,7 @@ def test_a_lost_corner_marker_under_a_wide_lens_keeps_the_board_in_place() -> No
     assert cal.lens is not None
     bw, bh = layout.board_size
     corners = [(0.0, 0.0), (bw, 0.0), (0.0, bh), (bw / 2, bh / 2), (bw / 2, bh)]
-    camera = setup_truth["camera"]
-    lens = hg.Lens(tuple(map(tuple, camera["matrix"])), tuple(camera["dist"]))
-    ideal = np.array(corners).reshape(-1, 1, 2)
-    ideal = cv2.perspectiveTransform(ideal, np.array(setup_truth["homography"]))
-    want = hg.distort(ideal.reshape(-1, 2), lens)
+    _, want = rendered_camera(setup_truth, corners)
     assert np.linalg.norm(hg.project(cal.h, corners, cal.lens) - want, axis=1).max() < 8.0
     image, truth = render(position, layout, seed=33, conditions=HARD)
     obs = Reader(cal, layout).read(image)
@@ -448,14 +453,14 @@ def test_a_lens_calibration_follows_the_camera_to_another_resolution() -> None:
     # 1280x720 (the same view of the sensor): the lens is scaled with the frame (its focal
     # length and centre in pixels), and the board's corners fall where that camera shows
     # them. At 640x480 (another crop of the sensor) the lens's pixels are unknown: refused.
-    from companion.vision import homography as hg
     from companion.vision.calibration import CalibrationError, refreshed
 
     layout = load_layout("el-grande")
     setup, position = POSITIONS["el-grande"](3)
     setup_image, setup_truth = render(setup, layout, seed=3, conditions=HARD)
-    camera = setup_truth["camera"]
-    lens = hg.Lens(tuple(map(tuple, camera["matrix"])), tuple(camera["dist"]))
+    bw, bh = layout.board_size
+    corners = [(0.0, 0.0), (bw, 0.0), (0.0, bh), (bw, bh), (bw / 2, bh / 2)]
+    lens, _ = rendered_camera(setup_truth, corners)
     cal = calibrate(setup_image, layout, setup, lens=lens)
     h, w = setup_image.shape[:2]
     assert (w, h) == cal.image_size == (1920, 1080)
@@ -469,14 +474,11 @@ def test_a_lens_calibration_follows_the_camera_to_another_resolution() -> None:
     assert (cx + 0.5, cy + 0.5) == pytest.approx(
         ((lens.matrix[0][2] + 0.5) * 2 / 3, (lens.matrix[1][2] + 0.5) * 2 / 3)
     )
-    bw, bh = layout.board_size
-    corners = [(0.0, 0.0), (bw, 0.0), (0.0, bh), (bw, bh), (bw / 2, bh / 2)]
-    ideal = cv2.perspectiveTransform(
-        np.array(corners).reshape(-1, 1, 2), np.array(truth["homography"])
-    ).reshape(-1, 2)
-    want = (hg.distort(ideal, lens) + 0.5) * 2 / 3 - 0.5
+    _, shown = rendered_camera(truth, corners)
+    want = (shown + 0.5) * 2 / 3 - 0.5
     assert np.linalg.norm(hg.project(fresh.h, corners, fresh.lens) - want, axis=1).max() < 3.0
-    assert not Reader(fresh, layout).read(small).occluded
+    obs = Reader(fresh, layout).read(small)
+    assert {a: dict(c) for a, c in obs.counts.items() if c} == truth["counts"]
     cropped = cv2.resize(image[:, 240:1680], (640, 480), interpolation=cv2.INTER_AREA)
     with pytest.raises(CalibrationError, match="640x480 but the calibration, with its lens"):
         refreshed(cropped, cal, layout)
