@@ -353,6 +353,12 @@ class VisionConfig:
     dark_piece_window: float = 88.0
     # ... and at least this many cube sides wide (the print's borders and names are thinner).
     dark_piece_width: float = 0.5
+    # ... whose holes this many pixels wide (after the hue and chroma tests) are filled first:
+    # noise puts a pixel's hue off here and there, and a piece pricked so has no square of
+    # that width whole (a black cube at lightness 17-40 under print at 195 lost whole; the
+    # king in seed 549). Session 17: hard El Grande seeds 100-219 58 -> 57 wrong counts,
+    # 400-599 160 -> 156 and big pieces 991 -> 992; seeds 0-40 and 300-399 line for line.
+    dark_piece_hole: int = 3
     # Black cubes grey under glare (grey_tops.py): hueless pixels at most this share of the
     # grey value of the brightest print within this many cube sides round them (a
     # piece's shadow darkens the print to 0.55 of it at most, a black top under glare stays

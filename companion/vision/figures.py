@@ -271,6 +271,12 @@ def _dark_pixels(
         (along <= config.dark_piece_print_hue * print_chroma) | (ratio <= config.black_piece_ratio)
     )
     dark[ys[~keep], xs[~keep]] = 0
+    # A pixel whose hue or chroma noise put off is no gap in a piece: such holes, filled where
+    # the pixels were dark enough, would otherwise leave no square of the piece's side whole.
+    hole = np.ones((config.dark_piece_hole, config.dark_piece_hole), np.uint8)
+    before = dark.copy()
+    before[ys, xs] = 255
+    dark = cv2.bitwise_and(cv2.morphologyEx(dark, cv2.MORPH_CLOSE, hole), before)
     out: Image = opened_by(dark, square)
     return out
 
