@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,13 @@ def register_vision(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     r.add_argument("--seed", type=int, default=0, help="random seed (same seed, same image)")
     r.add_argument("--hard", action="store_true", help="hard conditions (tilt, glare, noise)")
     r.add_argument("--hand", action="store_true", help="a hand and arm reach over the table")
+    r.add_argument(
+        "--stacked",
+        type=float,
+        default=0.0,
+        help="probability (0..1) that a cube is put on the previous cube of its colour in its "
+        "area (default 0: none stacked)",
+    )
     r.add_argument("--size", default="1280x720", help="image size WxH (default 1280x720)")
     r.add_argument("--layout", help="layout name or JSON file (default: the game's own)")
     r.add_argument("--dice", help="Carolus Magnus dice faces, e.g. red,crown,blue")
@@ -137,6 +145,9 @@ def _render(args: argparse.Namespace) -> int:
     from companion.vision.errors import RenderError
     from companion.vision.synth import EASY, HARD, render, render_sequence
 
+    # (Checked here, not by Conditions: its message would be put after the position's name.)
+    if not 0.0 <= args.stacked <= 1.0:
+        return _error("vision render", f"--stacked {args.stacked:g}: a probability, use 0..1")
     try:
         suffix = args.out.suffix.lower()
         if suffix not in IMAGE_SUFFIXES:
@@ -145,7 +156,7 @@ def _render(args: argparse.Namespace) -> int:
             raise RenderError(f"--out {args.out}: folder {args.out.parent} does not exist")
         position = _load_position(args.position)
         w, h = _size(args.size)
-        conditions = (HARD if args.hard else EASY).with_size(w, h)
+        conditions = replace((HARD if args.hard else EASY).with_size(w, h), stacked=args.stacked)
         dice = args.dice.split(",") if args.dice else None
         if args.frames is not None:
             n = args.frames

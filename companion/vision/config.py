@@ -113,6 +113,22 @@ class VisionConfig:
     # the bench cases, 82 + 55 -> 74 + 51 on held-out seeds 12-29; easy Carolus 4 -> 1).
     min_top_thickness: float = 0.2
     irregular_residual: float = 0.38
+    # Whether a cube counted alone from one whole top may be flagged as probably stacked on
+    # another (stacks.py, issue #4). Off: the prototype finds too few stacks for what it costs
+    # in false flags. Hard El Grande seeds 100-219 at the thresholds below: 1 place flagged in
+    # 120 plain frames; with stacked=0.15 renders 8 of 850 stacked cubes flagged (173 stand
+    # where the parallax tells, 77 of those read as a lone top, 42 with a band told; 2 cubes
+    # not stacked flagged). benchmarks/vision_stacks.
+    stack_flag: bool = False
+    # ... flagged when its own colour and the dark (unknown) pixels joined to it reach from
+    # its top towards the point under the camera this many times the parallax of one cube's
+    # height (ideal: 1 for one cube, 2 for two; measured on seeds 100-219, told bands only:
+    # one cube's median 0.43, 90 % below 0.76; a stack's median 1.24) ...
+    stack_band_ratio: float = 1.6
+    # ... where that parallax is at least this many cube sides: nearer the point under the
+    # camera the band is a few working pixels, too short to tell one cube from two (at 0.3
+    # and ratio 1.4: 9 places flagged on the 120 plain frames, 39 of 209 lone stacks found).
+    stack_min_parallax: float = 0.45
     # A black patch with no whole top that is nowhere this thick (inscribed radius over a
     # cube's side) and longer than line_length sides (its enclosing rectangle) is a line: the
     # board's dark print, a piece's shaded side or rim (hard El Grande, seeds 0-40: those

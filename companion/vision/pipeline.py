@@ -80,6 +80,8 @@ from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
 from companion.vision.shadows import apply_shadows, shadow_pixels
 from companion.vision.side import SideLost, SideProcess, SideReply
+from companion.vision.stacks import bands as stack_bands
+from companion.vision.stacks import probable_stack, single_tops
 from companion.vision.standing import feet_of, foot_of, top_of
 from companion.vision.still import is_moving, median_frame, thumbnail
 
@@ -730,8 +732,13 @@ class Reader:
             cfg,
         )
         stands = iter(places_of(geo, feet.reshape(-1, 2)))
+        singles: dict[str, list[tuple[float, float]]] = {}
+        single_place: dict[tuple[str, tuple[float, float]], str] = {}
         for colour, blob in read:
             places = [next(stands) for _ in blob.centres[: blob.cubes]]
+            if cfg.stack_flag and blob.cubes == 1 and blob.seeds == 1 and places[0] is not None:
+                singles.setdefault(colour, []).append(blob.centres[0])
+                single_place[(colour, blob.centres[0])] = places[0]
             for pid in places:
                 if pid is not None:
                     counts[pid][colour] = counts[pid].get(colour, 0) + 1
@@ -744,6 +751,25 @@ class Reader:
                     flags.setdefault(pid, []).append(
                         f"{colour}: area says {round(blob.estimate)}, tops say {blob.seeds}"
                     )
+
+        # A cube alone whose side band is a stack's long: one cube seen, two there, perhaps.
+        # Said, not counted (a flag for the players to look at; the counts stay the tops').
+        # (Off unless config.stack_flag: then there are no singles and nothing is measured.)
+        candidates = [
+            (colour, patch)
+            for colour, centres in singles.items()
+            for patch in single_tops(measured[colour], centres)
+        ]
+        seen_bands = stack_bands(
+            candidates,
+            functools.partial(feet_of, self.calibration, geo, height=cube_mm, config=cfg),
+            labels,
+            {colour: self.colours.label(colour) for colour in singles},
+        )
+        for band, (colour, patch) in zip(seen_bands, candidates, strict=True):
+            if probable_stack(band, cfg):
+                pid = single_place[(colour, patch.centroid)]
+                flags.setdefault(pid, []).append(f"{colour}: a cube stacked on another?")
 
         # Court rows: their cubes line up along the row, blurred into one bar that tops and
         # areas under-count; the row's filled length says how many (court_rows.py).

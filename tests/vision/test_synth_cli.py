@@ -147,6 +147,19 @@ def test_render_not_json_and_missing_file(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_render_stacked_cubes_and_a_bad_probability(tmp_path: Path) -> None:
+    pos = str(DATA / "positions" / "el_grande_round3.json")
+    out = run("vision", "render", pos, "--out", str(tmp_path / "s.png"), "--stacked", "1")
+    assert out.returncode == 0, out.stderr
+    truth = json.loads((tmp_path / "s.json").read_text())
+    assert any(c.get("stacked") for c in truth["cubes"])
+    assert truth["conditions"]["stacked"] == 1.0  # (not a preset: the knobs are written out)
+    out = run("vision", "render", pos, "--out", str(tmp_path / "x.png"), "--stacked", "2")
+    assert out.returncode == 2
+    assert out.stderr.strip() == "companion vision render: --stacked 2: a probability, use 0..1"
+    assert not (tmp_path / "x.png").exists()
+
+
 def test_layout_check_ok_and_overlay_on_a_rendered_photo(tmp_path: Path) -> None:
     photo = tmp_path / "photo.png"
     pos = DATA / "positions" / "carolus_two_players.json"

@@ -7,7 +7,8 @@ tripod under a desk lamp).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from companion.vision.errors import RenderError
@@ -44,6 +45,9 @@ class Conditions:
     # pieces
     jitter: float = 1.5  # mm of random offset of placed things from their tidy spot
     touching: float = 0.3  # probability that a cube is pushed against the previous one
+    # probability that a cube is put on top of the previous cube of its colour in its area
+    # (issue #4: stacked cubes); 0 draws no random number, so renders stay as they were
+    stacked: float = 0.0
 
     def __post_init__(self) -> None:
         if not (64 <= self.width <= 4096 and 64 <= self.height <= 4096):
@@ -56,6 +60,8 @@ class Conditions:
             raise RenderError(f"conditions.fill {self.fill}: use fractions in 0.2..1.0")
         if self.tilt[1] > 35:
             raise RenderError(f"conditions.tilt {self.tilt}: more than 35° is not overhead")
+        if not 0.0 <= self.stacked <= 1.0:
+            raise RenderError(f"conditions.stacked {self.stacked}: a probability, use 0..1")
         if self.jpeg_quality is not None and not 5 <= self.jpeg_quality <= 100:
             raise RenderError(f"conditions.jpeg_quality {self.jpeg_quality}: use 5..100 or None")
 
@@ -64,6 +70,26 @@ class Conditions:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Conditions:
+        """The conditions :meth:`to_json` wrote (ranges come back from JSON as lists); a key
+        that is no knob is refused by name, a missing one keeps its default."""
+        if not isinstance(data, Mapping):
+            raise RenderError(f"conditions: must be a JSON object, got {type(data).__name__}")
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise RenderError(f"conditions: unknown knob(s) {', '.join(unknown)}")
+        values: dict[str, Any] = {}
+        for name, value in data.items():
+            default = getattr(EASY, name)
+            if isinstance(default, tuple):
+                if not isinstance(value, list | tuple) or len(value) != 2:
+                    raise RenderError(f"conditions.{name} {value!r}: give [low, high]")
+                value = (float(value[0]), float(value[1]))
+            values[name] = value
+        return cls(**values)
 
 
 EASY = Conditions()

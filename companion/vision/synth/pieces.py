@@ -64,7 +64,8 @@ def _box_points(p: Piece) -> F64:
         (p.x + c * dx - s * dy, p.y + s * dx + c * dy)
         for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h))
     ]
-    return np.array([(x, y, 0.0) for x, y in foot] + [(x, y, -p.height) for x, y in foot])
+    z = -p.lift  # (board z points into the table: up is negative)
+    return np.array([(x, y, z) for x, y in foot] + [(x, y, z - p.height) for x, y in foot])
 
 
 def _pawn_profile(p: Piece) -> list[tuple[float, float]]:
@@ -122,7 +123,9 @@ def draw_shadows(img: U8, pieces: list[Piece], camera: Camera, strength: float) 
             foot = np.column_stack([p.x + r * np.cos(t), p.y + r * np.sin(t)])
             top = foot * 0.4 + np.array([p.x, p.y]) * 0.6 + away * p.height
         else:
-            foot = _box_points(p)[:4, :2]
+            # A lifted box's shadow falls as from a box as tall as its top is high (its foot
+            # stands on the box below, whose own shadow covers the part under it).
+            foot = _box_points(p)[:4, :2] + away * p.lift
             top = foot + away * p.height
         pts = np.vstack([foot, top])
         polys.append(np.column_stack([pts, np.zeros(len(pts))]))
@@ -143,7 +146,7 @@ def draw_pieces(img: U8, pieces: list[Piece], camera: Camera) -> list[tuple[floa
     if not pieces:
         return []
     point_sets = [piece_points(p) for p in pieces]
-    tops = np.array([(p.x, p.y, -p.height) for p in pieces])
+    tops = np.array([(p.x, p.y, -p.lift - p.height) for p in pieces])
     allpts = np.vstack([*point_sets, tops])
     projected = camera.project(allpts)
     centre = camera.centre
@@ -153,7 +156,9 @@ def draw_pieces(img: U8, pieces: list[Piece], camera: Camera) -> list[tuple[floa
     for pts in point_sets:
         spans.append((k, k + len(pts)))
         k += len(pts)
-    mids = np.array([(p.x, p.y, -p.height / 2) for p in pieces])
+    # (A lifted box's middle is higher, so nearer the camera: a stack's top cube is painted
+    # after the cube under it.)
+    mids = np.array([(p.x, p.y, -p.lift - p.height / 2) for p in pieces])
     order = np.argsort(-np.linalg.norm(mids - centre, axis=1))
     f = float(camera.K[0, 0])
     for i in order:

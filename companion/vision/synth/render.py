@@ -287,6 +287,8 @@ def _truth(prep: _Prepared, mask: F32, hand: dict[str, Any] | None) -> dict[str,
             "occluded": hidden,
         }
         if piece.kind == "cube":
+            if piece.lift > 0:
+                item["stacked"] = True  # on another cube (still counted in its area)
             cubes.append(item)
         else:
             item = {"kind": piece.kind, **item}

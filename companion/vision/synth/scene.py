@@ -40,6 +40,7 @@ class Piece:
     size: float  # side (boxes) or base diameter (pawns), mm
     height: float
     faces: tuple[str, ...] = ()  # dice: top face first, then the four sides
+    lift: float = 0.0  # mm its foot stands above the board (a cube put on another cube)
 
     @property
     def is_pawn(self) -> bool:
@@ -302,9 +303,31 @@ def el_grande_scene(
 
 
 def _cubes(scene: Scene, placer: Placer, area: str, colour: str, n: int, size: float) -> None:
+    stacked = placer.conditions.stacked
+    below: Piece | None = None  # the previous cube of this colour here, if it stands on the board
     for _ in range(n):
+        # (No draw at all when stacking is off: the random stream, and so every render made
+        # before stacks existed, stays as it was.)
+        if stacked > 0 and below is not None and placer.rng.random() < stacked:
+            rng = placer.rng
+            jitter = min(1.0, placer.conditions.jitter / 3)  # mm: put on by hand, not exactly
+            top = Piece(
+                "cube",
+                colour,
+                area,
+                below.x + rng.uniform(-jitter, jitter),
+                below.y + rng.uniform(-jitter, jitter),
+                below.angle + rng.normal(0, 6),
+                size,
+                size,
+                lift=below.lift + size,
+            )
+            scene.pieces.append(top)
+            below = None  # a stack is two high at most: the next cube stands on the board
+            continue
         x, y, a = placer.place(size, what=f"{colour} cube in {area}")
-        scene.pieces.append(Piece("cube", colour, area, x, y, a, size, size))
+        below = Piece("cube", colour, area, x, y, a, size, size)
+        scene.pieces.append(below)
     scene.add_count(area, colour, n)
 
 

@@ -1,0 +1,145 @@
+"""How the stacked-cube flag (companion/vision/stacks.py) does on hard El Grande frames: false
+flags on plain frames, and stacked cubes found on frames rendered with stacks (a tool for
+fitting its thresholds, not a benchmark). Renders are cached under ``$TMPDIR/companion-renders``.
+
+    python -m benchmarks.vision_stacks [--first 100] [--cases 120] [--stacked 0.15]
+        [--dump bands.json]
+
+Every band measured is kept (``--dump``): its cube's truth (stacked or not), its parallax in
+cube sides and its ratio (about 1 for one cube, 2 for a stack), so the thresholds can be
+fitted without reading again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from benchmarks.bench_vision import POSITIONS
+from benchmarks.vision_errors import cached_render, read_with
+from companion.vision import pipeline
+from companion.vision.calibration import calibrate
+from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.errors import VisionError
+from companion.vision.layout import load_layout
+from companion.vision.pipeline import Reader
+from companion.vision.stacks import Band, probable_stack
+from companion.vision.stacks import bands as stack_bands
+from companion.vision.synth import PRESETS
+
+GAME = "el-grande"
+# (The flag is off by default: measured with it on, at the default thresholds.)
+CONFIG = replace(DEFAULT_CONFIG, stack_flag=True)
+FLAG = "stacked on another?"
+
+
+def parallax_sides(truth: dict[str, Any], x: float, y: float, cube: float) -> float:
+    """One cube's parallax at board point (x, y) in cube sides there, through the truth's
+    camera: how far its top shows off its foot."""
+    cam = truth["camera"]
+    pts = np.array([[x, y, 0.0], [x, y, -cube], [x - cube / 2, y, -cube], [x + cube / 2, y, -cube]])
+    img, _ = cv2.projectPoints(
+        pts,
+        np.array(cam["rvec"]),
+        np.array(cam["tvec"]),
+        np.array(cam["matrix"]),
+        np.array(cam["dist"]),
+    )
+    p = img.reshape(-1, 2)
+    return math.dist(p[0], p[1]) / math.dist(p[2], p[3])
+
+
+def run(seeds: range, stacked: float) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    layout = load_layout(GAME)
+    cube = float(layout.pieces["cube"])
+    hard = PRESETS["hard"]
+    cond = replace(hard, stacked=stacked)
+    rows: list[dict[str, Any]] = []
+    totals = {"frames": 0, "flagged_places": 0, "stacked_cubes": 0, "stacked_tellable": 0}
+    for seed in seeds:
+        setup, position = POSITIONS[GAME](seed)
+        setup_image, _ = cached_render(setup, layout, seed, hard)
+        image, truth = cached_render(position, layout, seed, cond)
+        try:
+            reader = Reader(calibrate(setup_image, layout, setup), layout, CONFIG)
+        except VisionError:
+            continue
+        seen: list[tuple[list[Band], Any, list[Any]]] = []
+
+        def recording(candidates: Any, feet: Any, *args: Any, seen: Any = seen) -> list[Band]:
+            out = stack_bands(candidates, feet, *args)
+            seen.append((out, feet.args[1], [p.side for _, p in candidates]))
+            return out
+
+        with reader:
+            obs = read_with(reader, image, {(pipeline, "stack_bands"): recording})
+        totals["frames"] += 1
+        totals["flagged_places"] += sum(
+            1 for msgs in obs.flags.values() if any(FLAG in m for m in msgs)
+        )
+        visible = [c for c in truth["cubes"] if not c["occluded"]]
+        for c in visible:
+            if c.get("stacked"):
+                totals["stacked_cubes"] += 1
+                if parallax_sides(truth, *c["board"], cube) >= CONFIG.stack_min_parallax:
+                    totals["stacked_tellable"] += 1
+        for found, geo, sides in seen:
+            for band, side in zip(found, sides, strict=True):
+                u = band.top[0] / geo.scale + geo.crop[0]
+                v = band.top[1] / geo.scale + geo.crop[1]
+                near = min(visible, key=lambda c: math.dist(c["image"], (u, v)), default=None)
+                off = math.dist(near["image"], (u, v)) * geo.scale / side if near else 99.0
+                rows.append(
+                    {
+                        "seed": seed,
+                        "colour": band.colour,
+                        "parallax": round(band.parallax, 3),
+                        "ratio": round(band.ratio, 3),
+                        "stacked": bool(near and off < 0.6 and near.get("stacked")),
+                        "matched": off < 0.6,
+                        "flagged": probable_stack(band, CONFIG),
+                    }
+                )
+    return rows, totals
+
+
+def summary(name: str, rows: list[dict[str, Any]], totals: dict[str, int]) -> None:
+    stacks = [r for r in rows if r["stacked"]]
+    plain = [r for r in rows if not r["stacked"]]
+    tellable = [r for r in stacks if r["parallax"] >= CONFIG.stack_min_parallax]
+    print(
+        f"{name}: {totals['frames']} frames, {len(rows)} lone tops measured, "
+        f"{totals['flagged_places']} places flagged; "
+        f"flags on cubes not stacked {sum(r['flagged'] for r in plain)} of {len(plain)}; "
+        f"stacked cubes {totals['stacked_cubes']} ({totals['stacked_tellable']} with parallax "
+        f">= {CONFIG.stack_min_parallax} sides), read as a lone top {len(stacks)} "
+        f"({len(tellable)} tellable), flagged {sum(r['flagged'] for r in stacks)}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--first", type=int, default=100)
+    ap.add_argument("--cases", type=int, default=120)
+    ap.add_argument("--stacked", type=float, default=0.15)
+    ap.add_argument("--dump", help="write every band measured to this JSON file")
+    args = ap.parse_args()
+    seeds = range(args.first, args.first + args.cases)
+    out = {}
+    for name, p in (("plain", 0.0), (f"stacked {args.stacked:g}", args.stacked)):
+        rows, totals = run(seeds, p)
+        summary(name, rows, totals)
+        out[name] = {"rows": rows, "totals": totals}
+    if args.dump:
+        with open(args.dump, "w", encoding="utf-8") as f:
+            json.dump(out, f)
+
+
+if __name__ == "__main__":
+    main()
