@@ -7,8 +7,7 @@ tripod under a desk lamp).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from companion.vision.errors import RenderError
@@ -70,26 +69,6 @@ class Conditions:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Conditions:
-        """The conditions :meth:`to_json` wrote (ranges come back from JSON as lists); a key
-        that is no knob is refused by name, a missing one keeps its default."""
-        if not isinstance(data, Mapping):
-            raise RenderError(f"conditions: must be a JSON object, got {type(data).__name__}")
-        known = {f.name: f for f in fields(cls)}
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise RenderError(f"conditions: unknown knob(s) {', '.join(unknown)}")
-        values: dict[str, Any] = {}
-        for name, value in data.items():
-            default = getattr(EASY, name)
-            if isinstance(default, tuple):
-                if not isinstance(value, list | tuple) or len(value) != 2:
-                    raise RenderError(f"conditions.{name} {value!r}: give [low, high]")
-                value = (float(value[0]), float(value[1]))
-            values[name] = value
-        return cls(**values)
 
 
 EASY = Conditions()
