@@ -732,12 +732,11 @@ class Reader:
             cfg,
         )
         stands = iter(places_of(geo, feet.reshape(-1, 2)))
-        singles: dict[str, list[tuple[float, float]]] = {}
+        # (Each lone cube's place, by its colour and centre: its patch's centroid.)
         single_place: dict[tuple[str, tuple[float, float]], str] = {}
         for colour, blob in read:
             places = [next(stands) for _ in blob.centres[: blob.cubes]]
             if cfg.stack_flag and blob.cubes == 1 and blob.seeds == 1 and places[0] is not None:
-                singles.setdefault(colour, []).append(blob.centres[0])
                 single_place[(colour, blob.centres[0])] = places[0]
             for pid in places:
                 if pid is not None:
@@ -755,16 +754,17 @@ class Reader:
         # A cube alone whose side band is a stack's long: one cube seen, two there, perhaps.
         # Said, not counted (a flag for the players to look at; the counts stay the tops').
         # (Off unless config.stack_flag: then there are no singles and nothing is measured.)
+        lone_colours = list(dict.fromkeys(colour for colour, _ in single_place))
         candidates = [
             (colour, patch)
-            for colour, centres in singles.items()
-            for patch in single_tops(measured[colour], centres)
+            for colour in lone_colours
+            for patch in single_tops(measured[colour], [c for k, c in single_place if k == colour])
         ]
         seen_bands = stack_bands(
             candidates,
             functools.partial(feet_of, self.calibration, geo, height=cube_mm, config=cfg),
             labels,
-            {colour: self.colours.label(colour) for colour in singles},
+            {colour: self.colours.label(colour) for colour in lone_colours},
         )
         for band, (colour, patch) in zip(seen_bands, candidates, strict=True):
             if probable_stack(band, cfg):
