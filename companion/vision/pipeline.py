@@ -753,23 +753,26 @@ class Reader:
 
         # A cube alone whose side band is a stack's long: one cube seen, two there, perhaps.
         # Said, not counted (a flag for the players to look at; the counts stay the tops').
-        # (Off unless config.stack_flag: then there are no singles and nothing is measured.)
-        lone_colours = list(dict.fromkeys(colour for colour, _ in single_place))
-        candidates = [
-            (colour, patch)
-            for colour in lone_colours
-            for patch in single_tops(measured[colour], [c for k, c in single_place if k == colour])
-        ]
-        seen_bands = stack_bands(
-            candidates,
-            functools.partial(feet_of, self.calibration, geo, height=cube_mm, config=cfg),
-            labels,
-            {colour: self.colours.label(colour) for colour in lone_colours},
-        )
-        for band, (colour, patch) in zip(seen_bands, candidates, strict=True):
-            if probable_stack(band, cfg):
-                pid = single_place[(colour, patch.centroid)]
-                flags.setdefault(pid, []).append(f"{colour}: a cube stacked on another?")
+        # (Off unless config.stack_flag: then there are no lone cubes and nothing is measured.)
+        if single_place:
+            lone_colours = list(dict.fromkeys(colour for colour, _ in single_place))
+            candidates = [
+                (colour, patch)
+                for colour in lone_colours
+                for patch in single_tops(
+                    measured[colour], [c for k, c in single_place if k == colour]
+                )
+            ]
+            seen_bands = stack_bands(
+                candidates,
+                functools.partial(feet_of, self.calibration, geo, height=cube_mm, config=cfg),
+                labels,
+                {colour: self.colours.label(colour) for colour in lone_colours},
+            )
+            for band, (colour, patch) in zip(seen_bands, candidates, strict=True):
+                if probable_stack(band, cfg):
+                    pid = single_place[(colour, patch.centroid)]
+                    flags.setdefault(pid, []).append(f"{colour}: a cube stacked on another?")
 
         # Court rows: their cubes line up along the row, blurred into one bar that tops and
         # areas under-count; the row's filled length says how many (court_rows.py).
