@@ -294,6 +294,7 @@ class ColourModel:
             config.min_chroma_share,
             config.fade_share,
             config.hue_lightness_weight,
+            chroma_shares=(("blue", config.blue_chroma_share),),
             faint_chroma=config.faint_chroma,
         )
 

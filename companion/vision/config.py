@@ -23,12 +23,15 @@ class VisionConfig:
     # colour's reference chroma (a grey mat or a shadow may lie within the reject distance of a
     # dim blue or pink, but is far less saturated).
     min_chroma_share: float = 0.6
-    # ... but Carolus blue from this share: its cubes in dim light or shade keep their hue but
-    # lose chroma faster than the other colours (hard bench seed 1 t13: ~32 where the
-    # calibration's blue has 54), and no Carolus print nearby is that blue. Hard Carolus seeds
-    # 100-159: 75 -> 69 wrong counts (0.45 and 0.55: see the vision README). Not El Grande:
-    # its sea print is blue (hard bench 3 -> 11 wrong with it).
-    carolus_blue_chroma_share: float = 0.5
+    # ... but blue from this share: its cubes in dim light, shade or glare keep their hue but
+    # lose chroma faster than the other colours (hard Carolus bench seed 1 t13: ~32 where the
+    # calibration's blue has 54; hard El Grande seed 103, glared galicia: 31-37 where it has
+    # 54, so most of the tops were unlabelled and three cubes read one). Hard Carolus seeds
+    # 100-159: 75 -> 69 wrong counts (0.45 and 0.55: see the vision NOTES). El Grande's blue
+    # sea print once kept it to Carolus (hard bench seeds 3 -> 11 wrong, session 6); with
+    # the readers since, El Grande seeds 100-219 57 -> 51 wrong (0.45: 49, 0.55: 50), 400-599
+    # 156 -> 141 (146, 147), and fresh 300-399 67 -> 60, 0-40 20 -> 19 (session 18).
+    blue_chroma_share: float = 0.5
     # A pixel that fails only a colour's chroma share but is at least this saturated (Lab
     # chroma) is a faint pixel of the colour (colour.ColourModel.faint_chroma) ...
     faint_chroma: float = 25.0

@@ -170,10 +170,6 @@ class Reader:
         # The counting options measured for one game only (see their VisionConfig entries):
         # on the other game each made counts worse.
         carolus = layout.game == "carolus-magnus"
-        if carolus:
-            self.colours = replace(
-                self.colours, chroma_shares=(("blue", config.carolus_blue_chroma_share),)
-            )
         self._ragged: dict[str, float] = (
             dict.fromkeys(config.carolus_light_colours, config.light_ragged_top_cubes)
             if carolus

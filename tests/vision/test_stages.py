@@ -758,6 +758,19 @@ def test_a_colour_given_its_own_chroma_share_takes_duller_pixels() -> None:
     assert faded.classify_one((70.0, 132.0, 108.0)) == "blue"  # chroma ~20: 0.37 of blue's
 
 
+def test_the_configured_model_takes_glared_blue_in_either_game() -> None:
+    # El Grande blue as its calibration sampled it (hard seed 103, chroma ~54), and a top of
+    # it under a lamp's glare, the hue kept at chroma ~31; the model a Reader of either game
+    # classifies with (with_config) takes it, a grey still not.
+    blue = (85.0, 144.0, 77.0)
+    model = ColourModel({"blue": (blue,), "yellow": ((160.0, 123.0, 182.0),)}).with_config(
+        DEFAULT_CONFIG
+    )
+    assert model.classify_one((89.0, 133.0, 97.0)) == "blue"
+    assert replace(model, chroma_shares=()).classify_one((89.0, 133.0, 97.0)) is None
+    assert model.classify_one((95.0, 129.0, 124.0)) is None
+
+
 def test_shade_and_fading_change_a_pieces_lightness_and_chroma_not_its_hue() -> None:
     # Red and pink as a calibration sampled them, and the board (hard rendered Carolus cases).
     refs = {"red": ((78.0, 174.0, 158.0),), "pink": ((148.0, 164.0, 123.0),)}
