@@ -786,9 +786,8 @@ class Reader:
 
                 def to_work(xs: Image, ys: Image) -> tuple[Image, Image]:
                     at = pieces.index[ys.astype(np.intp), xs.astype(np.intp)]
-                    return (at % pieces.width).astype(np.float64), (at // pieces.width).astype(
-                        np.float64
-                    )
+                    row, col = np.divmod(at, pieces.width)
+                    return col.astype(np.float64), row.astype(np.float64)
 
                 def to_board(pts: Image) -> Image:
                     return hg.unproject(top_plane, pts / geo.scale + origin, lens)
