@@ -59,6 +59,13 @@ def register_vision(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="probability (0..1) that a cube is put on the previous cube of its colour in its "
         "area (default 0: none stacked)",
     )
+    r.add_argument(
+        "--tilted",
+        type=float,
+        default=0.0,
+        help="probability (0..1) that a cube standing on the board leans 15-35° across one of "
+        "its edges, where there is room (default 0: none tilted)",
+    )
     r.add_argument("--size", default="1280x720", help="image size WxH (default 1280x720)")
     r.add_argument("--layout", help="layout name or JSON file (default: the game's own)")
     r.add_argument("--dice", help="Carolus Magnus dice faces, e.g. red,crown,blue")
@@ -148,6 +155,8 @@ def _render(args: argparse.Namespace) -> int:
     # (Checked here, not by Conditions: its message would be put after the position's name.)
     if not 0.0 <= args.stacked <= 1.0:
         return _error("vision render", f"--stacked {args.stacked:g}: a probability, use 0..1")
+    if not 0.0 <= args.tilted <= 1.0:
+        return _error("vision render", f"--tilted {args.tilted:g}: a probability, use 0..1")
     try:
         suffix = args.out.suffix.lower()
         if suffix not in IMAGE_SUFFIXES:
@@ -156,7 +165,11 @@ def _render(args: argparse.Namespace) -> int:
             raise RenderError(f"--out {args.out}: folder {args.out.parent} does not exist")
         position = _load_position(args.position)
         w, h = _size(args.size)
-        conditions = replace((HARD if args.hard else EASY).with_size(w, h), stacked=args.stacked)
+        conditions = replace(
+            (HARD if args.hard else EASY).with_size(w, h),
+            stacked=args.stacked,
+            tilted=args.tilted,
+        )
         dice = args.dice.split(",") if args.dice else None
         if args.frames is not None:
             n = args.frames

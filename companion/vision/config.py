@@ -132,6 +132,24 @@ class VisionConfig:
     # camera the band is a few working pixels, too short to tell one cube from two (at 0.3
     # and ratio 1.4: 9 places flagged on the 120 plain frames, 39 of 209 lone stacks found).
     stack_min_parallax: float = 0.45
+    # Whether a cube counted alone from one whole top may be flagged as probably tilted
+    # (tilts.py, issue #4): its top, on the plane of a cube's top in board mm, about a cube's
+    # side one way and clearly shorter the other. Off: it does not tell a leaning top from a
+    # flat one. Hard El Grande seeds 100-219 at the thresholds below: 0 places flagged in the
+    # 120 plain frames; with tilted=0.15 renders 2 of 1152 tilted cubes flagged (617 read as
+    # a lone top and measured), and 3 flat cubes. At any thresholds tried the flat tops
+    # flagged were as many as the tilted ones or more (0.7 / 0.8-0.95: 20 false on the plain
+    # frames, 17 of 615 found). benchmarks/vision_tilts.
+    tilt_flag: bool = False
+    # ... flagged when its shorter side (its pixels' spread read as a rectangle's) is at most
+    # this share of its longer (a leaning top's cos 15-35° = 0.97-0.82, blur brings it
+    # towards 1; seeds 100-219, tops not black: flat ones' 1st / 5th / 50th percentiles
+    # 0.68 / 0.76 / 0.91, tilted ones' 0.55 / 0.63 / 0.82) ...
+    tilt_minor_ratio: float = 0.6
+    # ... and its longer side within these shares of a cube's side (a whole top, its edges
+    # eaten by blur: flat tops' median 0.86, 10th-90th percentiles 0.77-0.99; longer, a lit
+    # side joined to it).
+    tilt_major: tuple[float, float] = (0.8, 0.95)
     # A black patch with no whole top that is nowhere this thick (inscribed radius over a
     # cube's side) and longer than line_length sides (its enclosing rectangle) is a line: the
     # board's dark print, a piece's shaded side or rim (hard El Grande, seeds 0-40: those

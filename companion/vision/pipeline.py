@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.vision import homography as hg
 from companion.vision import top_model
 from companion.vision.beside import Beside
 from companion.vision.calibration import Calibration
@@ -82,8 +83,10 @@ from companion.vision.shadows import apply_shadows, shadow_pixels
 from companion.vision.side import SideLost, SideProcess, SideReply
 from companion.vision.stacks import bands as stack_bands
 from companion.vision.stacks import probable_stack, single_tops
-from companion.vision.standing import feet_of, foot_of, top_of
+from companion.vision.standing import feet_of, foot_of, raised_view, top_of
 from companion.vision.still import is_moving, median_frame, thumbnail
+from companion.vision.tilts import probable_tilt
+from companion.vision.tilts import shapes as tilt_shapes
 
 Image = npt.NDArray[Any]
 log = logging.getLogger(__name__)
@@ -732,8 +735,9 @@ class Reader:
         single_place: dict[tuple[str, tuple[float, float]], str] = {}
         for colour, blob in read:
             places = [next(stands) for _ in blob.centres[: blob.cubes]]
-            if cfg.stack_flag and blob.cubes == 1 and blob.seeds == 1 and places[0] is not None:
-                single_place[(colour, blob.centres[0])] = places[0]
+            lone = places[0] if blob.cubes == 1 and blob.seeds == 1 else None
+            if (cfg.stack_flag or cfg.tilt_flag) and lone is not None:
+                single_place[(colour, blob.centres[0])] = lone
             for pid in places:
                 if pid is not None:
                     counts[pid][colour] = counts[pid].get(colour, 0) + 1
@@ -749,7 +753,8 @@ class Reader:
 
         # A cube alone whose side band is a stack's long: one cube seen, two there, perhaps.
         # Said, not counted (a flag for the players to look at; the counts stay the tops').
-        # (Off unless config.stack_flag: then there are no lone cubes and nothing is measured.)
+        # (Off unless config.stack_flag or config.tilt_flag: then there are no lone cubes and
+        # nothing is measured.)
         if single_place:
             lone_colours = list(dict.fromkeys(colour for colour, _ in single_place))
             candidates = [
@@ -759,16 +764,38 @@ class Reader:
                     measured[colour], [c for k, c in single_place if k == colour]
                 )
             ]
-            seen_bands = stack_bands(
-                candidates,
-                functools.partial(feet_of, self.calibration, geo, height=cube_mm, config=cfg),
-                labels,
-                {colour: self.colours.label(colour) for colour in lone_colours},
-            )
-            for band, (colour, patch) in zip(seen_bands, candidates, strict=True):
-                if probable_stack(band, cfg):
-                    pid = single_place[(colour, patch.centroid)]
-                    flags.setdefault(pid, []).append(f"{colour}: a cube stacked on another?")
+            if cfg.stack_flag:
+                seen_bands = stack_bands(
+                    candidates,
+                    functools.partial(feet_of, self.calibration, geo, height=cube_mm, config=cfg),
+                    labels,
+                    {colour: self.colours.label(colour) for colour in lone_colours},
+                )
+                for band, (colour, patch) in zip(seen_bands, candidates, strict=True):
+                    if probable_stack(band, cfg):
+                        pid = single_place[(colour, patch.centroid)]
+                        flags.setdefault(pid, []).append(f"{colour}: a cube stacked on another?")
+            # A lone cube whose top is clearly shorter one way: a cube leaning, perhaps.
+            if cfg.tilt_flag:
+                top_plane, lens = raised_view(self.calibration, cube_mm, cfg)
+                origin = np.array(geo.crop[:2], np.float64)
+
+                def to_work(xs: Image, ys: Image) -> tuple[Image, Image]:
+                    at = pieces.index[ys.astype(np.intp), xs.astype(np.intp)]
+                    row, col = np.divmod(at, pieces.width)
+                    return col.astype(np.float64), row.astype(np.float64)
+
+                def to_board(pts: Image) -> Image:
+                    return hg.unproject(top_plane, pts / geo.scale + origin, lens)
+
+                for shape, (colour, patch) in zip(
+                    tilt_shapes(candidates, lightness, to_work, to_board),
+                    candidates,
+                    strict=True,
+                ):
+                    if probable_tilt(shape, cube_mm, cfg):
+                        pid = single_place[(colour, patch.centroid)]
+                        flags.setdefault(pid, []).append(f"{colour}: a cube tilted?")
 
         # Court rows: their cubes line up along the row, blurred into one bar that tops and
         # areas under-count; the row's filled length says how many (court_rows.py).

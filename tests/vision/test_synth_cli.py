@@ -160,6 +160,19 @@ def test_render_stacked_cubes_and_a_bad_probability(tmp_path: Path) -> None:
     assert not (tmp_path / "x.png").exists()
 
 
+def test_render_tilted_cubes_and_a_bad_probability(tmp_path: Path) -> None:
+    pos = str(DATA / "positions" / "el_grande_round3.json")
+    out = run("vision", "render", pos, "--out", str(tmp_path / "t.png"), "--tilted", "1")
+    assert out.returncode == 0, out.stderr
+    truth = json.loads((tmp_path / "t.json").read_text())
+    assert any(c.get("tilted") for c in truth["cubes"])
+    assert truth["conditions"]["tilted"] == 1.0
+    out = run("vision", "render", pos, "--out", str(tmp_path / "x.png"), "--tilted", "-1")
+    assert out.returncode == 2
+    assert out.stderr.strip() == "companion vision render: --tilted -1: a probability, use 0..1"
+    assert not (tmp_path / "x.png").exists()
+
+
 def test_layout_check_ok_and_overlay_on_a_rendered_photo(tmp_path: Path) -> None:
     photo = tmp_path / "photo.png"
     pos = DATA / "positions" / "carolus_two_players.json"

@@ -47,6 +47,9 @@ class Conditions:
     # probability that a cube is put on top of the previous cube of its colour in its area
     # (issue #4: stacked cubes); 0 draws no random number, so renders stay as they were
     stacked: float = 0.0
+    # probability that a cube standing on the board leans 15-35° across one of its edges
+    # (issue #4: tilted cubes; Piece.lean), where there is room; 0 draws no random number
+    tilted: float = 0.0
 
     def __post_init__(self) -> None:
         if not (64 <= self.width <= 4096 and 64 <= self.height <= 4096):
@@ -61,6 +64,8 @@ class Conditions:
             raise RenderError(f"conditions.tilt {self.tilt}: more than 35° is not overhead")
         if not 0.0 <= self.stacked <= 1.0:
             raise RenderError(f"conditions.stacked {self.stacked}: a probability, use 0..1")
+        if not 0.0 <= self.tilted <= 1.0:
+            raise RenderError(f"conditions.tilted {self.tilted}: a probability, use 0..1")
         if self.jpeg_quality is not None and not 5 <= self.jpeg_quality <= 100:
             raise RenderError(f"conditions.jpeg_quality {self.jpeg_quality}: use 5..100 or None")
 

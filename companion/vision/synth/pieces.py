@@ -58,14 +58,32 @@ def body_colour(piece: Piece) -> BGR:
 
 
 def _box_points(p: Piece) -> F64:
+    """The box's four bottom corners, then the four top corners above them, in board mm."""
     a = math.radians(p.angle)
     c, s, h = math.cos(a), math.sin(a), p.size / 2
-    foot = [
-        (p.x + c * dx - s * dy, p.y + s * dx + c * dy)
-        for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h))
-    ]
+    corners = ((-h, -h), (h, -h), (h, h), (-h, h))
+    if p.lean:
+        return _leaning_box_points(p, c, s, corners)
+    foot = [(p.x + c * dx - s * dy, p.y + s * dx + c * dy) for dx, dy in corners]
     z = -p.lift  # (board z points into the table: up is negative)
     return np.array([(x, y, z) for x, y in foot] + [(x, y, z - p.height) for x, y in foot])
+
+
+def _leaning_box_points(
+    p: Piece, c: float, s: float, corners: tuple[tuple[float, float], ...]
+) -> F64:
+    """A box turned by ``p.lean`` about its bottom edge on its local +x side (``p.angle``'s
+    way): that edge stays where it stood, the -x bottom edge rises, the top tips over to +x."""
+    t = math.radians(p.lean)
+    ct, st, h = math.cos(t), math.sin(t), p.size / 2
+    pts = []
+    for up in (0.0, p.height):
+        for dx, dy in corners:
+            # In the box's own frame, about the edge x = h, z = 0 (z up here).
+            rx = h + (dx - h) * ct + up * st
+            rz = -(dx - h) * st + up * ct
+            pts.append((p.x + c * rx - s * dy, p.y + s * rx + c * dy, -p.lift - rz))
+    return np.array(pts)
 
 
 def _pawn_profile(p: Piece) -> list[tuple[float, float]]:
@@ -125,7 +143,13 @@ def draw_shadows(img: U8, pieces: list[Piece], camera: Camera, strength: float) 
         else:
             # A lifted box's shadow falls as from a box as tall as its top is high (its foot
             # stands on the box below, whose own shadow covers the part under it).
-            foot = _box_points(p)[:4, :2] + away * p.lift
+            box = _box_points(p)
+            if p.lean:
+                # Each corner's shadow falls as far from it as the corner is high.
+                pts = box[:, :2] + away * -box[:, 2:3]
+                polys.append(np.column_stack([pts, np.zeros(len(pts))]))
+                continue
+            foot = box[:4, :2] + away * p.lift
             top = foot + away * p.height
         pts = np.vstack([foot, top])
         polys.append(np.column_stack([pts, np.zeros(len(pts))]))
@@ -146,7 +170,13 @@ def draw_pieces(img: U8, pieces: list[Piece], camera: Camera) -> list[tuple[floa
     if not pieces:
         return []
     point_sets = [piece_points(p) for p in pieces]
-    tops = np.array([(p.x, p.y, -p.lift - p.height) for p in pieces])
+    # (A leaning box's top centre and middle: its own corners'.)
+    tops = np.array(
+        [
+            pts[4:].mean(axis=0) if p.lean else (p.x, p.y, -p.lift - p.height)
+            for p, pts in zip(pieces, point_sets, strict=True)
+        ]
+    )
     allpts = np.vstack([*point_sets, tops])
     projected = camera.project(allpts)
     centre = camera.centre
@@ -158,7 +188,12 @@ def draw_pieces(img: U8, pieces: list[Piece], camera: Camera) -> list[tuple[floa
         k += len(pts)
     # (A lifted box's middle is higher, so nearer the camera: a stack's top cube is painted
     # after the cube under it.)
-    mids = np.array([(p.x, p.y, -p.lift - p.height / 2) for p in pieces])
+    mids = np.array(
+        [
+            pts.mean(axis=0) if p.lean else (p.x, p.y, -p.lift - p.height / 2)
+            for p, pts in zip(pieces, point_sets, strict=True)
+        ]
+    )
     order = np.argsort(-np.linalg.norm(mids - centre, axis=1))
     f = float(camera.K[0, 0])
     for i in order:
@@ -179,11 +214,13 @@ def _draw_box(img: U8, p: Piece, world: F64, image: F64, eye: F64) -> None:
     dark = _shade(base, 0.55) if p.colour not in ("black",) else (70, 70, 72)
     if (p.kind == "castle" and p.colour == "black") or p.kind == "king":
         dark = (80, 80, 84)
-    ground = world[:4].mean(axis=0)
+    # Each face's normal from the box's own corners: from the box's middle to the face's
+    # (a box's faces are square to those lines, leaning or not).
+    middle = world.mean(axis=0)
     for n, face in enumerate(_FACES):
         quad = world[list(face)]
         mid = quad.mean(axis=0)
-        normal = mid - np.array([ground[0], ground[1], mid[2]])
+        normal = mid - middle
         normal /= np.linalg.norm(normal)
         if float(normal @ (eye - mid)) <= 0:
             continue
@@ -194,7 +231,8 @@ def _draw_box(img: U8, p: Piece, world: F64, image: F64, eye: F64) -> None:
             _die_symbol(img, pts, p.faces[n + 1], side=True, light=_brightness(normal))
         _edge(img, pts, dark)
     top = image[4:8]
-    top_light = _brightness(np.array([0.0, 0.0, -1.0]))
+    up = world[4:8].mean(axis=0) - middle
+    top_light = _brightness(up / np.linalg.norm(up))
     _fill(img, top, _shade(base, top_light))
     if p.kind == "die":
         _die_symbol(img, top, p.faces[0], side=False, light=top_light)

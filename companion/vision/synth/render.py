@@ -289,6 +289,8 @@ def _truth(prep: _Prepared, mask: F32, hand: dict[str, Any] | None) -> dict[str,
         if piece.kind == "cube":
             if piece.lift > 0:
                 item["stacked"] = True  # on another cube (still counted in its area)
+            if piece.lean:
+                item["tilted"] = True  # leaning (its top foreshortened; counted all the same)
             cubes.append(item)
         else:
             item = {"kind": piece.kind, **item}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -41,6 +41,11 @@ class Piece:
     height: float
     faces: tuple[str, ...] = ()  # dice: top face first, then the four sides
     lift: float = 0.0  # mm its foot stands above the board (a cube put on another cube)
+    # Degrees a box leans (issue #4: tilted cubes), about its own bottom edge on the side
+    # ``angle`` points to (its local +x side): that edge stays on the board, the opposite
+    # bottom edge is raised and the top tips over towards ``angle``. (What holds the raised
+    # side up, a neighbour's foot or the board's edge, is not drawn.)
+    lean: float = 0.0
 
     @property
     def is_pawn(self) -> bool:
@@ -304,6 +309,7 @@ def el_grande_scene(
 
 def _cubes(scene: Scene, placer: Placer, area: str, colour: str, n: int, size: float) -> None:
     stacked = placer.conditions.stacked
+    tilted = placer.conditions.tilted
     below: Piece | None = None  # the previous cube of this colour here, if it stands on the board
     for _ in range(n):
         # (No draw at all when stacking is off: the random stream, and so every render made
@@ -327,8 +333,38 @@ def _cubes(scene: Scene, placer: Placer, area: str, colour: str, n: int, size: f
             continue
         x, y, a = placer.place(size, what=f"{colour} cube in {area}")
         below = Piece("cube", colour, area, x, y, a, size, size)
+        # (Likewise no draw when tilting is off.)
+        if tilted > 0 and placer.rng.random() < tilted:
+            below = _leaning(below, placer)
         scene.pieces.append(below)
+        if below.lean:
+            below = None  # nothing is stacked on a leaning cube
     scene.add_count(area, colour, n)
+
+
+def _leaning(cube: Piece, placer: Placer) -> Piece:
+    """The cube leaning 15-35° across one of its four edges (a random one first, then the
+    next ones round), where the box it then spans on the board keeps clear of the pieces
+    placed about it and of its area's edge; where none does it stands flat (and is not
+    tilted). Its raised side rests on nothing drawn."""
+    rng = placer.rng
+    lean = float(rng.uniform(15.0, 35.0))
+    first = int(rng.integers(4))
+    t, h = math.radians(lean), cube.size / 2
+    # Along the lean the box spans from its raised bottom edge (2h cos t behind the edge it
+    # stands on) to its top's far edge (its height's sin t beyond it): a square that wide
+    # about that span's middle holds it (across the lean it stays 2h wide).
+    lo, hi = h - 2 * h * math.cos(t), h + cube.height * math.sin(t)
+    mine = next((b for b in placer.boxes if b.x == cube.x and b.y == cube.y), None)
+    for k in range(4):
+        angle = cube.angle + 90.0 * ((first + k) % 4)
+        a = math.radians(angle)
+        mid = (lo + hi) / 2
+        box = _Box(cube.x + mid * math.cos(a), cube.y + mid * math.sin(a), (hi - lo) / 2, a)
+        if placer._fits(box, 0.0, skip=mine):
+            placer.boxes.append(box)  # (pieces placed after it keep off its lean too)
+            return replace(cube, angle=angle, lean=lean)
+    return cube
 
 
 # --- Carolus Magnus ----------------------------------------------------------------------------

@@ -1,0 +1,146 @@
+"""How the tilted-cube flag (companion/vision/tilts.py) does on hard El Grande frames: false
+flags on plain frames, tilted cubes found on frames rendered with tilts, and the counts tilts
+get wrong (a tool for fitting its thresholds, not a benchmark). Renders are cached under
+``$TMPDIR/companion-renders``.
+
+    python -m benchmarks.vision_tilts [--first 100] [--cases 120] [--tilted 0.15]
+        [--dump tops.json]
+
+Every lone top measured is kept (``--dump``): its cube's truth (tilted or not) and its top's
+longer and shorter sides in board mm, so the thresholds can be fitted without reading again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import replace
+from typing import Any
+
+from benchmarks.bench_vision import POSITIONS
+from benchmarks.vision_errors import cached_render, read_with
+from companion.vision import pipeline
+from companion.vision.calibration import calibrate
+from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.errors import VisionError
+from companion.vision.layout import load_layout
+from companion.vision.pipeline import Reader
+from companion.vision.synth import PRESETS
+from companion.vision.tilts import TopShape, probable_tilt
+from companion.vision.tilts import shapes as tilt_shapes
+
+GAME = "el-grande"
+# (The flag is off by default: measured with it on, at the default thresholds.)
+CONFIG = replace(DEFAULT_CONFIG, tilt_flag=True)
+FLAG = "a cube tilted?"
+
+
+def run(seeds: range, tilted: float) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    layout = load_layout(GAME)
+    cube = float(layout.pieces["cube"])
+    hard = PRESETS["hard"]
+    cond = replace(hard, tilted=tilted)
+    rows: list[dict[str, Any]] = []
+    totals: dict[str, Any] = {
+        "frames": 0,
+        "flagged_places": 0,
+        "tilted_cubes": 0,
+        "wrong_counts": 0,
+        "cells": 0,
+        "wrong": [],
+    }
+    for seed in seeds:
+        setup, position = POSITIONS[GAME](seed)
+        setup_image, _ = cached_render(setup, layout, seed, hard)
+        image, truth = cached_render(position, layout, seed, cond)
+        try:
+            reader = Reader(calibrate(setup_image, layout, setup), layout, CONFIG)
+        except VisionError:
+            continue
+        seen: list[list[tuple[TopShape, float]]] = []
+
+        def recording(candidates: Any, *args: Any, seen: Any = seen) -> list[TopShape]:
+            out = tilt_shapes(candidates, *args)
+            seen.append([(s, p.side) for s, (_, p) in zip(out, candidates, strict=True)])
+            return out
+
+        with reader:
+            obs = read_with(reader, image, {(pipeline, "tilt_shapes"): recording})
+        geo = reader._geometry
+        assert geo is not None
+        totals["frames"] += 1
+        totals["flagged_places"] += sum(
+            1 for msgs in obs.flags.values() if any(FLAG in m for m in msgs)
+        )
+        if not obs.occluded:
+            for area in sorted(set(obs.counts) | set(truth["counts"])):
+                for colour in position["players"]:
+                    want = truth["counts"].get(area, {}).get(colour, 0)
+                    got = obs.count(area, colour)
+                    totals["cells"] += 1
+                    if want != got:
+                        totals["wrong_counts"] += 1
+                        totals["wrong"].append(f"{seed} {area}/{colour} {want}->{got}")
+        visible = [c for c in truth["cubes"] if not c["occluded"]]
+        totals["tilted_cubes"] += sum(1 for c in visible if c.get("tilted"))
+        for found in seen:
+            for shape, side in found:
+                u = shape.top[0] / geo.scale + geo.crop[0]
+                v = shape.top[1] / geo.scale + geo.crop[1]
+                near = min(visible, key=lambda c: math.dist(c["image"], (u, v)), default=None)
+                off = math.dist(near["image"], (u, v)) * geo.scale / side if near else 99.0
+                rows.append(
+                    {
+                        "seed": seed,
+                        "colour": shape.colour,
+                        "major": round(shape.major, 2),
+                        "minor": round(shape.minor, 2),
+                        "tilted": bool(near and off < 0.6 and near.get("tilted")),
+                        "matched": off < 0.6,
+                        "flagged": probable_tilt(shape, cube, CONFIG),
+                    }
+                )
+    return rows, totals
+
+
+def summary(name: str, rows: list[dict[str, Any]], totals: dict[str, Any]) -> None:
+    tilts = [r for r in rows if r["tilted"]]
+    plain = [r for r in rows if not r["tilted"]]
+    print(
+        f"{name}: {totals['frames']} frames, {len(rows)} lone tops measured, "
+        f"{totals['flagged_places']} places flagged; "
+        f"flags on cubes not tilted {sum(r['flagged'] for r in plain)} of {len(plain)}; "
+        f"tilted cubes {totals['tilted_cubes']}, read as a lone top {len(tilts)}, "
+        f"flagged {sum(r['flagged'] for r in tilts)}; "
+        f"wrong counts {totals['wrong_counts']} of {totals['cells']}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--first", type=int, default=100)
+    ap.add_argument("--cases", type=int, default=120)
+    ap.add_argument("--tilted", type=float, default=0.15)
+    ap.add_argument("--dump", help="write every top measured to this JSON file")
+    args = ap.parse_args()
+    seeds = range(args.first, args.first + args.cases)
+    out = {}
+    for name, p in (("plain", 0.0), (f"tilted {args.tilted:g}", args.tilted)):
+        rows, totals = run(seeds, p)
+        summary(name, rows, totals)
+        out[name] = {"rows": rows, "totals": totals}
+    plain, tilted = (set(v["totals"]["wrong"]) for v in out.values())
+    print(
+        f"counts wrong on tilted frames, not on the same seeds plain: {len(tilted - plain)} "
+        f"(right again: {len(plain - tilted)})"
+    )
+    for line in sorted(tilted - plain):
+        print("  ", line)
+    if args.dump:
+        with open(args.dump, "w", encoding="utf-8") as f:
+            json.dump(out, f)
+
+
+if __name__ == "__main__":
+    main()
