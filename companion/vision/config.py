@@ -139,7 +139,8 @@ class VisionConfig:
     # 120 plain frames; with tilted=0.15 renders 2 of 1152 tilted cubes flagged (617 read as
     # a lone top and measured), and 3 flat cubes. At any thresholds tried the flat tops
     # flagged were as many as the tilted ones or more (0.7 / 0.8-0.95: 20 false on the plain
-    # frames, 17 of 615 found). benchmarks/vision_tilts.
+    # frames, 17 of 615 found). With blue_chroma_share in El Grande too (session 18): 1 place
+    # flagged in the plain frames, 1 tilted cube found, 3 flat ones. benchmarks/vision_tilts.
     tilt_flag: bool = False
     # ... flagged when its shorter side (its pixels' spread read as a rectangle's) is at most
     # this share of its longer (a leaning top's cos 15-35° = 0.97-0.82, blur brings it
