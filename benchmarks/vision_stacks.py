@@ -21,19 +21,13 @@ from typing import Any
 import cv2
 import numpy as np
 
-from benchmarks.bench_vision import POSITIONS
-from benchmarks.vision_errors import cached_render, read_with
-from companion.vision import pipeline
-from companion.vision.calibration import calibrate
+from benchmarks.flag_frames import GAME, frames
 from companion.vision.config import DEFAULT_CONFIG
-from companion.vision.errors import VisionError
 from companion.vision.layout import load_layout
-from companion.vision.pipeline import Reader
-from companion.vision.stacks import Band, probable_stack
 from companion.vision.stacks import bands as stack_bands
+from companion.vision.stacks import probable_stack
 from companion.vision.synth import PRESETS
 
-GAME = "el-grande"
 # (The flag is off by default: measured with it on, at the default thresholds.)
 CONFIG = replace(DEFAULT_CONFIG, stack_flag=True)
 FLAG = "stacked on another?"
@@ -56,53 +50,29 @@ def parallax_sides(truth: dict[str, Any], x: float, y: float, cube: float) -> fl
 
 
 def run(seeds: range, stacked: float) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    layout = load_layout(GAME)
-    cube = float(layout.pieces["cube"])
-    hard = PRESETS["hard"]
-    cond = replace(hard, stacked=stacked)
+    cube = float(load_layout(GAME).pieces["cube"])
+    cond = replace(PRESETS["hard"], stacked=stacked)
     rows: list[dict[str, Any]] = []
     totals = {"frames": 0, "flagged_places": 0, "stacked_cubes": 0, "stacked_tellable": 0}
-    for seed in seeds:
-        setup, position = POSITIONS[GAME](seed)
-        setup_image, _ = cached_render(setup, layout, seed, hard)
-        image, truth = cached_render(position, layout, seed, cond)
-        try:
-            reader = Reader(calibrate(setup_image, layout, setup), layout, CONFIG)
-        except VisionError:
-            continue
-        seen: list[tuple[list[Band], Any, list[Any]]] = []
-
-        def recording(candidates: Any, feet: Any, *args: Any, seen: Any = seen) -> list[Band]:
-            out = stack_bands(candidates, feet, *args)
-            seen.append((out, feet.args[1], [p.side for _, p in candidates]))
-            return out
-
-        with reader:
-            obs = read_with(reader, image, {(pipeline, "stack_bands"): recording})
+    for frame in frames(seeds, cond, CONFIG, "stack_bands", stack_bands):
         totals["frames"] += 1
-        totals["flagged_places"] += sum(
-            1 for msgs in obs.flags.values() if any(FLAG in m for m in msgs)
-        )
-        visible = [c for c in truth["cubes"] if not c["occluded"]]
-        for c in visible:
+        totals["flagged_places"] += frame.flagged_places(FLAG)
+        for c in frame.visible:
             if c.get("stacked"):
                 totals["stacked_cubes"] += 1
-                if parallax_sides(truth, *c["board"], cube) >= CONFIG.stack_min_parallax:
+                if parallax_sides(frame.truth, *c["board"], cube) >= CONFIG.stack_min_parallax:
                     totals["stacked_tellable"] += 1
-        for found, geo, sides in seen:
+        for found, sides in frame.measured:
             for band, side in zip(found, sides, strict=True):
-                u = band.top[0] / geo.scale + geo.crop[0]
-                v = band.top[1] / geo.scale + geo.crop[1]
-                near = min(visible, key=lambda c: math.dist(c["image"], (u, v)), default=None)
-                off = math.dist(near["image"], (u, v)) * geo.scale / side if near else 99.0
+                near = frame.cube_at(band.top, side)
                 rows.append(
                     {
-                        "seed": seed,
+                        "seed": frame.seed,
                         "colour": band.colour,
                         "parallax": round(band.parallax, 3),
                         "ratio": round(band.ratio, 3),
-                        "stacked": bool(near and off < 0.6 and near.get("stacked")),
-                        "matched": off < 0.6,
+                        "stacked": bool(near and near.get("stacked")),
+                        "matched": near is not None,
                         "flagged": probable_stack(band, CONFIG),
                     }
                 )

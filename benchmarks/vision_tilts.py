@@ -14,33 +14,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from dataclasses import replace
 from typing import Any
 
-from benchmarks.bench_vision import POSITIONS
-from benchmarks.vision_errors import cached_render, read_with
-from companion.vision import pipeline
-from companion.vision.calibration import calibrate
+from benchmarks.flag_frames import GAME, frames
 from companion.vision.config import DEFAULT_CONFIG
-from companion.vision.errors import VisionError
 from companion.vision.layout import load_layout
-from companion.vision.pipeline import Reader
 from companion.vision.synth import PRESETS
-from companion.vision.tilts import TopShape, probable_tilt
+from companion.vision.tilts import probable_tilt
 from companion.vision.tilts import shapes as tilt_shapes
 
-GAME = "el-grande"
 # (The flag is off by default: measured with it on, at the default thresholds.)
 CONFIG = replace(DEFAULT_CONFIG, tilt_flag=True)
 FLAG = "a cube tilted?"
 
 
 def run(seeds: range, tilted: float) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    layout = load_layout(GAME)
-    cube = float(layout.pieces["cube"])
-    hard = PRESETS["hard"]
-    cond = replace(hard, tilted=tilted)
+    cube = float(load_layout(GAME).pieces["cube"])
+    cond = replace(PRESETS["hard"], tilted=tilted)
     rows: list[dict[str, Any]] = []
     totals: dict[str, Any] = {
         "frames": 0,
@@ -50,54 +41,31 @@ def run(seeds: range, tilted: float) -> tuple[list[dict[str, Any]], dict[str, An
         "cells": 0,
         "wrong": [],
     }
-    for seed in seeds:
-        setup, position = POSITIONS[GAME](seed)
-        setup_image, _ = cached_render(setup, layout, seed, hard)
-        image, truth = cached_render(position, layout, seed, cond)
-        try:
-            reader = Reader(calibrate(setup_image, layout, setup), layout, CONFIG)
-        except VisionError:
-            continue
-        seen: list[list[tuple[TopShape, float]]] = []
-
-        def recording(candidates: Any, *args: Any, seen: Any = seen) -> list[TopShape]:
-            out = tilt_shapes(candidates, *args)
-            seen.append([(s, p.side) for s, (_, p) in zip(out, candidates, strict=True)])
-            return out
-
-        with reader:
-            obs = read_with(reader, image, {(pipeline, "tilt_shapes"): recording})
-        geo = reader._geometry
-        assert geo is not None
+    for frame in frames(seeds, cond, CONFIG, "tilt_shapes", tilt_shapes):
+        obs, truth = frame.obs, frame.truth
         totals["frames"] += 1
-        totals["flagged_places"] += sum(
-            1 for msgs in obs.flags.values() if any(FLAG in m for m in msgs)
-        )
+        totals["flagged_places"] += frame.flagged_places(FLAG)
         if not obs.occluded:
             for area in sorted(set(obs.counts) | set(truth["counts"])):
-                for colour in position["players"]:
+                for colour in frame.position["players"]:
                     want = truth["counts"].get(area, {}).get(colour, 0)
                     got = obs.count(area, colour)
                     totals["cells"] += 1
                     if want != got:
                         totals["wrong_counts"] += 1
-                        totals["wrong"].append(f"{seed} {area}/{colour} {want}->{got}")
-        visible = [c for c in truth["cubes"] if not c["occluded"]]
-        totals["tilted_cubes"] += sum(1 for c in visible if c.get("tilted"))
-        for found in seen:
-            for shape, side in found:
-                u = shape.top[0] / geo.scale + geo.crop[0]
-                v = shape.top[1] / geo.scale + geo.crop[1]
-                near = min(visible, key=lambda c: math.dist(c["image"], (u, v)), default=None)
-                off = math.dist(near["image"], (u, v)) * geo.scale / side if near else 99.0
+                        totals["wrong"].append(f"{frame.seed} {area}/{colour} {want}->{got}")
+        totals["tilted_cubes"] += sum(1 for c in frame.visible if c.get("tilted"))
+        for found, sides in frame.measured:
+            for shape, side in zip(found, sides, strict=True):
+                near = frame.cube_at(shape.top, side)
                 rows.append(
                     {
-                        "seed": seed,
+                        "seed": frame.seed,
                         "colour": shape.colour,
                         "major": round(shape.major, 2),
                         "minor": round(shape.minor, 2),
-                        "tilted": bool(near and off < 0.6 and near.get("tilted")),
-                        "matched": off < 0.6,
+                        "tilted": bool(near and near.get("tilted")),
+                        "matched": near is not None,
                         "flagged": probable_tilt(shape, cube, CONFIG),
                     }
                 )
