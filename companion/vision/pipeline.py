@@ -751,51 +751,15 @@ class Reader:
                         f"{colour}: area says {round(blob.estimate)}, tops say {blob.seeds}"
                     )
 
-        # A cube alone whose side band is a stack's long: one cube seen, two there, perhaps.
-        # Said, not counted (a flag for the players to look at; the counts stay the tops').
+        # A lone cube whose side band is a stack's long, or whose top is a leaning one's:
+        # said, not counted (a flag for the players to look at; the counts stay the tops').
         # (Off unless config.stack_flag or config.tilt_flag: then there are no lone cubes and
         # nothing is measured.)
         if single_place:
-            lone_colours = list(dict.fromkeys(colour for colour, _ in single_place))
-            candidates = [
-                (colour, patch)
-                for colour in lone_colours
-                for patch in single_tops(
-                    measured[colour], [c for k, c in single_place if k == colour]
-                )
-            ]
-            if cfg.stack_flag:
-                seen_bands = stack_bands(
-                    candidates,
-                    functools.partial(feet_of, self.calibration, geo, height=cube_mm, config=cfg),
-                    labels,
-                    {colour: self.colours.label(colour) for colour in lone_colours},
-                )
-                for band, (colour, patch) in zip(seen_bands, candidates, strict=True):
-                    if probable_stack(band, cfg):
-                        pid = single_place[(colour, patch.centroid)]
-                        flags.setdefault(pid, []).append(f"{colour}: a cube stacked on another?")
-            # A lone cube whose top is clearly shorter one way: a cube leaning, perhaps.
-            if cfg.tilt_flag:
-                top_plane, lens = raised_view(self.calibration, cube_mm, cfg)
-                origin = np.array(geo.crop[:2], np.float64)
-
-                def to_work(xs: Image, ys: Image) -> tuple[Image, Image]:
-                    at = pieces.index[ys.astype(np.intp), xs.astype(np.intp)]
-                    row, col = np.divmod(at, pieces.width)
-                    return col.astype(np.float64), row.astype(np.float64)
-
-                def to_board(pts: Image) -> Image:
-                    return hg.unproject(top_plane, pts / geo.scale + origin, lens)
-
-                for shape, (colour, patch) in zip(
-                    tilt_shapes(candidates, lightness, to_work, to_board),
-                    candidates,
-                    strict=True,
-                ):
-                    if probable_tilt(shape, cube_mm, cfg):
-                        pid = single_place[(colour, patch.centroid)]
-                        flags.setdefault(pid, []).append(f"{colour}: a cube tilted?")
+            for pid, message in self._lone_cube_flags(
+                single_place, measured, geo, cube_mm, labels, pieces, lightness
+            ):
+                flags.setdefault(pid, []).append(message)
 
         # Court rows: their cubes line up along the row, blurred into one bar that tops and
         # areas under-count; the row's filled length says how many (court_rows.py).
@@ -838,6 +802,61 @@ class Reader:
             flags={k: tuple(v) for k, v in flags.items()},
             frames=frames,
         )
+
+    def _lone_cube_flags(
+        self,
+        single_place: dict[tuple[str, tuple[float, float]], str],
+        measured: dict[str, list[Patch]],
+        geo: Geometry,
+        cube_mm: float,
+        labels: Image,
+        pieces: Mosaic,
+        lightness: Image,
+    ) -> list[tuple[str, str]]:
+        """(place, message) for each cube read alone (``single_place``: its place by its
+        colour and centre) that may be two stacked (stacks.py) or leaning (tilts.py), as
+        config.stack_flag and config.tilt_flag ask."""
+        cfg = self.config
+        out: list[tuple[str, str]] = []
+        lone_colours = list(dict.fromkeys(colour for colour, _ in single_place))
+        candidates = [
+            (colour, patch)
+            for colour in lone_colours
+            for patch in single_tops(measured[colour], [c for k, c in single_place if k == colour])
+        ]
+        if cfg.stack_flag:
+            seen_bands = stack_bands(
+                candidates,
+                functools.partial(feet_of, self.calibration, geo, height=cube_mm, config=cfg),
+                labels,
+                {colour: self.colours.label(colour) for colour in lone_colours},
+            )
+            for band, (colour, patch) in zip(seen_bands, candidates, strict=True):
+                if probable_stack(band, cfg):
+                    pid = single_place[(colour, patch.centroid)]
+                    out.append((pid, f"{colour}: a cube stacked on another?"))
+        # A lone cube whose top is clearly shorter one way: a cube leaning, perhaps.
+        if cfg.tilt_flag:
+            top_plane, lens = raised_view(self.calibration, cube_mm, cfg)
+            origin = np.array(geo.crop[:2], np.float64)
+
+            def to_work(xs: Image, ys: Image) -> tuple[Image, Image]:
+                at = pieces.index[ys.astype(np.intp), xs.astype(np.intp)]
+                row, col = np.divmod(at, pieces.width)
+                return col.astype(np.float64), row.astype(np.float64)
+
+            def to_board(pts: Image) -> Image:
+                return hg.unproject(top_plane, pts / geo.scale + origin, lens)
+
+            for shape, (colour, patch) in zip(
+                tilt_shapes(candidates, lightness, to_work, to_board),
+                candidates,
+                strict=True,
+            ):
+                if probable_tilt(shape, cube_mm, cfg):
+                    pid = single_place[(colour, patch.centroid)]
+                    out.append((pid, f"{colour}: a cube tilted?"))
+        return out
 
 
 def read_frame(
