@@ -9,6 +9,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 DATA = Path(__file__).parent.parent / "data" / "vision"
 LAYOUTS = Path(__file__).parent.parent.parent / "companion" / "vision" / "layouts"
@@ -147,29 +148,21 @@ def test_render_not_json_and_missing_file(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_render_stacked_cubes_and_a_bad_probability(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("option", "bad"), [("stacked", "2"), ("tilted", "-1")])
+def test_render_stacked_or_tilted_cubes_and_a_bad_probability(
+    tmp_path: Path, option: str, bad: str
+) -> None:
     pos = str(DATA / "positions" / "el_grande_round3.json")
-    out = run("vision", "render", pos, "--out", str(tmp_path / "s.png"), "--stacked", "1")
+    out = run("vision", "render", pos, "--out", str(tmp_path / "s.png"), f"--{option}", "1")
     assert out.returncode == 0, out.stderr
     truth = json.loads((tmp_path / "s.json").read_text())
-    assert any(c.get("stacked") for c in truth["cubes"])
-    assert truth["conditions"]["stacked"] == 1.0  # (not a preset: the knobs are written out)
-    out = run("vision", "render", pos, "--out", str(tmp_path / "x.png"), "--stacked", "2")
+    assert any(c.get(option) for c in truth["cubes"])
+    assert truth["conditions"][option] == 1.0  # (not a preset: the knobs are written out)
+    out = run("vision", "render", pos, "--out", str(tmp_path / "x.png"), f"--{option}", bad)
     assert out.returncode == 2
-    assert out.stderr.strip() == "companion vision render: --stacked 2: a probability, use 0..1"
-    assert not (tmp_path / "x.png").exists()
-
-
-def test_render_tilted_cubes_and_a_bad_probability(tmp_path: Path) -> None:
-    pos = str(DATA / "positions" / "el_grande_round3.json")
-    out = run("vision", "render", pos, "--out", str(tmp_path / "t.png"), "--tilted", "1")
-    assert out.returncode == 0, out.stderr
-    truth = json.loads((tmp_path / "t.json").read_text())
-    assert any(c.get("tilted") for c in truth["cubes"])
-    assert truth["conditions"]["tilted"] == 1.0
-    out = run("vision", "render", pos, "--out", str(tmp_path / "x.png"), "--tilted", "-1")
-    assert out.returncode == 2
-    assert out.stderr.strip() == "companion vision render: --tilted -1: a probability, use 0..1"
+    assert (
+        out.stderr.strip() == f"companion vision render: --{option} {bad}: a probability, use 0..1"
+    )
     assert not (tmp_path / "x.png").exists()
 
 
