@@ -366,6 +366,18 @@ class VisionConfig:
     # tops 0.31-1.57, 1.41 at the 95th percentile; blocks of four not refused otherwise
     # 1.67 and 1.84, the second beating seed 136's red grande).
     grande_max_thickness: float = 1.62
+    # ... and no more than this many times as long as wide (in top_shape's cube cells, along
+    # over across) where it is no longer than a grande's top: a pair of cubes blurred into one
+    # bar is as thick as a grande's top and as big, but twice as long as wide (hard El Grande
+    # fresh seed 307: green's pair in castilla_la_nueva, thickness 0.97, size 1.01, taken for
+    # the grande). benchmarks/fit_big_pieces, seeds 100-219 and 400-599: grandes' own tops
+    # median 1.2, 99th percentile 1.52, none of those no longer than a grande over 1.64
+    # (one lengthened by its lit side, 2.21, is longer and left to grande_thickness's rules);
+    # 185 other tops of 438 refused at 1.7, none of which had been taken for a grande there.
+    # Not for black's grande: its tops from the dark search run longer (with it, seeds
+    # 400-599 141 -> 143, black's grande lost in 584 and 599). Fresh 300-399: 60 -> 59, big
+    # pieces 480 -> 481 of 485 (307); seeds 100-219, 400-599, 0-40 and easy line for line.
+    grande_max_cells_ratio: float = 1.7
     # A grande's top taken out of its patch takes with it the patch's tops within
     # figure_sliver_reach cube sides of it that are less than figure_sliver_thickness sides
     # thick: a cube touching a grande shows its top at least half a grande and half a cube

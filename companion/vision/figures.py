@@ -615,8 +615,9 @@ def big_tops(
             # A grande's top spans at most ``span`` cube cells each way of its enclosing
             # rectangle (laid out as cubes.top_shape does): a longer or wider top is a row or
             # block of cubes whose seams blur erased, or dark table inside the outline ...
-            along = max(1, round(top.length / (config.top_length_sides * patch.side)))
-            across = max(1, round(top.width / (config.top_width_sides * patch.side)))
+            along_cells = top.length / (config.top_length_sides * patch.side)
+            across_cells = top.width / (config.top_width_sides * patch.side)
+            along, across = max(1, round(along_cells)), max(1, round(across_cells))
             refused = ""
             if thick < config.grande_thickness:
                 refused = "thin"
@@ -635,6 +636,15 @@ def big_tops(
             # to cover two.)
             elif along == across == span > 1 and top.cells == span * span - 1:
                 refused = "L"
+            # ... and a top no longer than a grande's but far longer than wide is a pair of
+            # cubes blurred into one bar (see VisionConfig.grande_max_cells_ratio).
+            elif (
+                fig.colour != "black"
+                and along <= span
+                and max(along_cells, across_cells)
+                >= config.grande_max_cells_ratio * max(1e-3, min(along_cells, across_cells))
+            ):
+                refused = "pair"
             elif stands is not None and not stands(fig, top.x, top.y):
                 refused = "place"
             if refused and not keep_refused:

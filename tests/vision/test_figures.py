@@ -288,6 +288,8 @@ def test_a_grande_taken_out_of_its_patch_takes_its_lit_sides_along() -> None:
         (1.24, 2.2, 1.53, 2, ""),  # a grande's top aslant, two of four cells (seed 156)
         (1.24, 2.2, 1.7, 3, "L"),  # an L of three cubes
         (0.8, 1.6, 1.2, 2, "thin"),  # a pair of cubes
+        (0.97, 2.1, 1.1, 2, "pair"),  # a pair blurred into one bar as thick (fresh seed 307)
+        (1.3, 1.64, 1.0, 2, ""),  # a grande's top as long for its width as any measured
     ],
 )
 def test_a_grandes_top_is_told_from_blocks_rows_and_ls_of_cubes(
@@ -296,7 +298,8 @@ def test_a_grandes_top_is_told_from_blocks_rows_and_ls_of_cubes(
     """big_tops' measures: a top's inscribed radius as a share of the big-piece threshold (at
     most grande_max_thickness: a block of four cubes is a cube's side thick, a grande's top
     less), the cube cells its rectangle spans (a third cell only for a top covering no more
-    cells than a grande's) and the cells it covers (an L of three leaves one of four bare)."""
+    cells than a grande's) and the cells it covers (an L of three leaves one of four bare), and
+    how long it is for its width (a pair of cubes is twice as long as wide)."""
     eg = load_layout("el-grande")
     (grande,) = (f for f in figures_of(eg) if f.name == "grande:red")
     cfg = DEFAULT_CONFIG

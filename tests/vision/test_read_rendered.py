@@ -400,6 +400,17 @@ def test_glared_blue_tops_are_counted_whole() -> None:
     assert obs.counts["galicia"]["blue"] == truth["counts"]["galicia"]["blue"] == 6
 
 
+def test_a_pair_of_cubes_blurred_into_a_bar_is_no_grande() -> None:
+    # Hard seed 307: green's grande in valencia, merged with a cube beside it, and a pair of
+    # green cubes in castilla_la_nueva blurred into one bar as thick as a grande's top and as
+    # big. The bar was taken for the grande (castilla_la_nueva's green 6 -> 4); twice as long
+    # as wide, it is refused now, and the grande is found where it stands.
+    obs, truth, position = read_case("el-grande", 307, HARD)
+    assert obs.figures["grande:green"] == position["grandes"]["green"] == "valencia"
+    want = truth["counts"]["castilla_la_nueva"]["green"]
+    assert obs.counts["castilla_la_nueva"]["green"] == want == 6
+
+
 def test_still_gate_reads_only_after_the_hand_has_gone() -> None:
     layout = load_layout("el-grande")
     setup, position = POSITIONS["el-grande"](12)
