@@ -20,7 +20,7 @@ import numpy.typing as npt
 from companion.vision.calibration import EL_GRANDE_COLOURS, Calibration
 from companion.vision.colour import BACKGROUND, ColourModel
 from companion.vision.config import VisionConfig
-from companion.vision.cubes import Patch, clean, measure_planes
+from companion.vision.cubes import Patch, Top, clean, measure_planes
 from companion.vision.geometry import Geometry
 from companion.vision.hand import white_cast
 from companion.vision.layout import Layout
@@ -581,6 +581,15 @@ class BigTop(NamedTuple):
     refused: str
 
 
+def _cells_each_way(top: Top, side: float, config: VisionConfig) -> tuple[float, float]:
+    """The cube cells a top's enclosing rectangle spans along and across, unrounded (a cell
+    as long and as wide as cubes.top_shape lays them)."""
+    return (
+        top.length / (config.top_length_sides * side),
+        top.width / (config.top_width_sides * side),
+    )
+
+
 def big_tops(
     patches: Sequence[Patch],
     fig: Figure,
@@ -615,8 +624,7 @@ def big_tops(
             # A grande's top spans at most ``span`` cube cells each way of its enclosing
             # rectangle (laid out as cubes.top_shape does): a longer or wider top is a row or
             # block of cubes whose seams blur erased, or dark table inside the outline ...
-            along_cells = top.length / (config.top_length_sides * patch.side)
-            across_cells = top.width / (config.top_width_sides * patch.side)
+            along_cells, across_cells = _cells_each_way(top, patch.side, config)
             along, across = max(1, round(along_cells)), max(1, round(across_cells))
             refused = ""
             if thick < config.grande_thickness:
@@ -710,8 +718,7 @@ def take_merged_grande(
         share = left / top.cells
         # (Its rectangle loses the grande's cells along the way it is longer than the grande;
         # its long side stays its length.)
-        along = max(1, round(top.length / (config.top_length_sides * patch.side)))
-        across = max(1, round(top.width / (config.top_width_sides * patch.side)))
+        along, across = (max(1, round(n)) for n in _cells_each_way(top, patch.side, config))
         length, width = top.length, top.width
         if along > span:
             length *= (along - span) / along
