@@ -167,6 +167,14 @@ class Placer:
                 return False
         return not any(b is not skip and box.overlaps(b, gap) for b in self.boxes)
 
+    def claim(self, box: _Box, skip: _Box | None = None) -> bool:
+        """Keep ``box`` free for what is placed after, if it fits in the area clear of what is
+        there (but ``skip``); whether it did."""
+        if not self._fits(box, 0.0, skip=skip):
+            return False
+        self.boxes.append(box)
+        return True
+
     def place(
         self,
         size: float,
@@ -355,14 +363,13 @@ def _leaning(cube: Piece, placer: Placer) -> Piece:
     # stands on) to its top's far edge (its height's sin t beyond it): a square that wide
     # about that span's middle holds it (across the lean it stays 2h wide).
     lo, hi = h - 2 * h * math.cos(t), h + cube.height * math.sin(t)
-    mine = next((b for b in placer.boxes if b.x == cube.x and b.y == cube.y), None)
+    mine = placer.boxes[-1]  # (the cube's own footprint, the box place() took last)
     for k in range(4):
         angle = cube.angle + 90.0 * ((first + k) % 4)
         a = math.radians(angle)
         mid = (lo + hi) / 2
         box = _Box(cube.x + mid * math.cos(a), cube.y + mid * math.sin(a), (hi - lo) / 2, a)
-        if placer._fits(box, 0.0, skip=mine):
-            placer.boxes.append(box)  # (pieces placed after it keep off its lean too)
+        if placer.claim(box, skip=mine):  # (pieces placed after it keep off its lean too)
             return replace(cube, angle=angle, lean=lean)
     return cube
 
