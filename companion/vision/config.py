@@ -102,8 +102,10 @@ class VisionConfig:
     cube_seen_height: float = 0.5
     # One blob of more cubes than this is no pile of cubes (a patch of print or cloth).
     max_blob_cubes: float = 60.0
-    # A blob whose area is this far (in cubes) from a whole number lowers its confidence and
-    # raises the "irregular" flag (a stacked, tilted or half-hidden cube).
+    # A place's confidence from the fitted model (confidence.py: the chance none of its blobs
+    # is counted wrong); off, the rule before it: its least sure blob's Blob.confidence (area
+    # against tops), kept as benchmarks.vision_confidence's baseline.
+    fitted_confidence: bool = True
     # A cube top's counted pixels over the model's top square, before any measurement (the
     # dark edge round each top takes its share).
     top_factor: float = 0.8
@@ -115,6 +117,8 @@ class VisionConfig:
     # 0-29, both games: 0.55 / 0.25 -> 0.5 / 0.2 took hard wrong counts 20 + 30 -> 18 + 26 on
     # the bench cases, 82 + 55 -> 74 + 51 on held-out seeds 12-29; easy Carolus 4 -> 1).
     min_top_thickness: float = 0.2
+    # A blob whose area is this far (in cubes) from a whole number raises the "irregular"
+    # flag (a stacked, tilted or half-hidden cube; Blob.confidence drops).
     irregular_residual: float = 0.38
     # Whether a cube counted alone from one whole top may be flagged as probably stacked on
     # another (stacks.py, issue #4). Off: the prototype finds too few stacks for what it costs

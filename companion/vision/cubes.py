@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import cv2
@@ -35,6 +35,20 @@ DARK_TOP = 45  # Lab L below which a cube is black: its bevel edges, not its top
 _KMEANS = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.2)
 
 
+class Shape(NamedTuple):
+    """What a blob's tops looked like: what says how sure its count is (confidence.py), beside its
+    area and seeds. Areas are in cube tops here (the colour's factor applied)."""
+
+    whole: int = 0  # whole tops (cubes' or several cubes'; see whole_tops)
+    tops: int = 0  # tops of any size (a lit sliver of a side is one too)
+    area: float = 0.0  # the whole tops' area together
+    big_area: float = 0.0  # the biggest whole top's
+    big_cells: int = 0  # the cells of its rectangle it covers (top_shape)
+    big_fill: float = 0.0  # its area over its rectangle's
+    big_aspect: float = 0.0  # its rectangle's length over its width
+    factor: float = 1.0  # the colour's cube top over the model square (lone tops' blur)
+
+
 @dataclass(frozen=True)
 class Blob:
     """A connected patch of one colour and the cubes read from it."""
@@ -44,6 +58,7 @@ class Blob:
     seeds: int
     centres: tuple[tuple[float, float], ...]
     bbox: tuple[int, int, int, int]  # x, y, w, h in working pixels
+    shape: Shape = field(default_factory=Shape)
 
     @property
     def residual(self) -> float:
@@ -706,8 +721,25 @@ def _blobs(
         centres: tuple[tuple[float, float], ...] = (p.centroid,) * cubes
         if cubes > 1 and (split is None or split[y : y + h, x : x + w][p.comp > 0].any()):
             centres = _split(p.comp, cubes, x, y)
-        blobs.append(Blob(cubes, estimate, seeds, centres, p.bbox))
+        blobs.append(Blob(cubes, estimate, seeds, centres, p.bbox, _shape(p, unit, whole, colour)))
     return blobs
+
+
+def _shape(p: Patch, unit: float, whole: list[Top], colour: ColourPatches) -> Shape:
+    """The blob's Shape: its tops as the count saw them."""
+    if not whole:
+        return Shape(tops=len(p.tops), factor=colour.factor)
+    big = max(whole, key=lambda t: t.area)
+    return Shape(
+        whole=len(whole),
+        tops=len(p.tops),
+        area=sum(t.area for t in whole) / unit,
+        big_area=big.area / unit,
+        big_cells=big.cells,
+        big_fill=big.area / max(1.0, big.length * big.width),
+        big_aspect=big.length / max(1.0, big.width),
+        factor=colour.factor,
+    )
 
 
 _TopRow = tuple[Top, float, float, PackedTops | None, float]  # a top, unit, side, packed, ragged

@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.vision import confidence as sure
 from companion.vision import homography as hg
 from companion.vision import top_model
 from companion.vision.beside import Beside
@@ -184,6 +185,7 @@ class Reader:
         # (Measured on El Grande; on hard Carolus bench seeds it read court rows and some
         # territories' cubes over: 18 -> 21 wrong counts.)
         self._clusters = layout.game == "el-grande"
+        self._sure = sure.load(layout.game) if config.fitted_confidence else None
         # Without the board's colours: a glared grande's top, or pawn, looked for (figures.py).
         self._bare = replace(self.colours, background=())
         self._faded = replace(self._bare, min_chroma_share=config.faded_pawn_chroma)
@@ -733,6 +735,8 @@ class Reader:
         stands = iter(places_of(geo, feet.reshape(-1, 2)))
         # (Each lone cube's place, by its colour and centre: its patch's centroid.)
         single_place: dict[tuple[str, tuple[float, float]], str] = {}
+        # (Each blob's features for the confidence model, and the places its cubes stand in.)
+        doubted: list[tuple[tuple[float, ...], tuple[str, ...]]] = []
         for colour, blob in read:
             places = [next(stands) for _ in blob.centres[: blob.cubes]]
             lone = places[0] if blob.cubes == 1 and blob.seeds == 1 else None
@@ -741,15 +745,30 @@ class Reader:
             for pid in places:
                 if pid is not None:
                     counts[pid][colour] = counts[pid].get(colour, 0) + 1
+            where = tuple(dict.fromkeys(p for p in places if p is not None))
+            if self._sure is not None and where:
+                court = where[0].startswith("court_")
+                doubted.append((sure.features(blob, colour == "black", court), where))
             pid = places[0]
             if pid is not None:
-                confidence[pid] = min(confidence[pid], blob.confidence)
+                if self._sure is None:
+                    confidence[pid] = min(confidence[pid], blob.confidence)
                 if blob.residual > cfg.irregular_residual:
                     flags.setdefault(pid, []).append(f"irregular {colour} blob")
                 if blob.seeds != round(blob.estimate):
                     flags.setdefault(pid, []).append(
                         f"{colour}: area says {round(blob.estimate)}, tops say {blob.seeds}"
                     )
+
+        # How sure each place's counts are: the chance that none of its blobs is counted wrong.
+        if self._sure is not None and doubted:
+            wrong_at: dict[str, list[float]] = {}
+            chances = self._sure.wrong([row for row, _ in doubted])
+            for (_, where), p in zip(doubted, chances, strict=True):
+                for pid in where:
+                    wrong_at.setdefault(pid, []).append(p)
+            for pid, chances_there in wrong_at.items():
+                confidence[pid] = sure.place_confidence(chances_there)
 
         # A lone cube whose side band is a stack's long, or whose top is a leaning one's:
         # said, not counted (a flag for the players to look at; the counts stay the tops').

@@ -1,0 +1,167 @@
+"""How sure a place's counts are: the chance that every blob counted there is counted right.
+
+A blob's count (cubes.Blob) comes from its whole tops, checked against its area; where the two
+disagree, or a top is an odd shape for its count, it is more often wrong. How much more is
+not a rule to write by hand: a logistic regression over a few measures of the blob (FEATURES)
+gives the chance its count is wrong. It is fitted per game on the blobs of hard synthetic
+renders against the cubes the renderer put under each (benchmarks/fit_confidence.py writes
+confidence_model.json beside this file; NumPy only at run time).
+
+A place's confidence is the chance that none of its blobs is wrong: the product of (1 - p)
+over them. A place with no blob is 1.0: a cube the colours did not label at all leaves no
+trace to doubt by (the still frames and the players' eyes are the check there).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.vision.cubes import Blob
+from companion.vision.errors import VisionError
+
+MODEL_FILE = Path(__file__).with_name("confidence_model.json")
+
+# The measures of a blob the model reads, in order (see features).
+FEATURES = (
+    "black",  # a black blob: the colour of print lines and shaded sides
+    "court",  # in a court (cubes crowd there) rather than a region or tile
+    "cubes",  # its count, at most 8
+    "area_over",  # its area in cube tops less its count (blobs' area, see Blob.estimate)
+    "area_off",  # ... how far, either way
+    "seeds_over",  # its whole tops less its count
+    "seeds_off",
+    "residual",  # how far its area is from a whole number of cubes
+    "lone",  # one cube from one whole top
+    "black_area_over",
+    "court_area_over",
+    "many",  # three cubes or more
+    "whole",  # whole tops
+    "merged",  # cubes beyond one a whole top: those read from a top's shape
+    "big_over",  # the biggest top's area in cube tops less the cells it covers
+    "big_cells",
+    "big_fill",
+    "big_aspect",
+    "tops_over",  # the whole tops' area in cube tops less the count
+    "factor",  # the colour's lone top over the model square: how much blur ate
+    "slivers",  # tops too small or thin to be whole (lit sides, a half-hidden cube)
+    "big_per_cube",  # the biggest top's area in cube tops over the count
+)
+
+
+class ConfidenceModelError(VisionError):
+    """The confidence model's file is missing or not one this module can read."""
+
+
+@dataclass(frozen=True)
+class ConfidenceModel:
+    """A logistic regression over FEATURES: a blob's features, standardised (``mean``,
+    ``scale``), weighed by ``weights`` (its last entry the bias) give the log-odds that its
+    count is wrong."""
+
+    mean: npt.NDArray[np.float64]
+    scale: npt.NDArray[np.float64]
+    weights: npt.NDArray[np.float64]
+
+    @classmethod
+    def from_json(cls, data: Any) -> ConfidenceModel:
+        refit = "refit it (python -m benchmarks.fit_confidence)"
+        try:
+            names = list(data["features"])
+            mean = np.array(data["mean"], np.float64)
+            scale = np.array(data["scale"], np.float64)
+            weights = np.array(data["weights"], np.float64)
+        except (KeyError, TypeError, ValueError) as e:
+            raise ConfidenceModelError(
+                f"confidence model is not features, mean, scale and weights ({e}): {refit}"
+            ) from e
+        if names != list(FEATURES):
+            raise ConfidenceModelError(
+                f"confidence model is over {names}, this reader measures {list(FEATURES)}: {refit}"
+            )
+        d = len(FEATURES)
+        if (
+            mean.shape != (d,)
+            or scale.shape != (d,)
+            or weights.shape != (d + 1,)
+            or not (np.all(np.isfinite(weights)) and np.all(scale > 0))
+        ):
+            raise ConfidenceModelError(
+                f"confidence model's mean, scale and weights ({mean.shape}, {scale.shape}, "
+                f"{weights.shape}) do not fit {d} features: {refit}"
+            )
+        return cls(mean, scale, weights)
+
+    def wrong(self, rows: Sequence[Sequence[float]] | npt.NDArray[np.float64]) -> list[float]:
+        """Each row's chance of a wrong count (rows of features in FEATURES' order)."""
+        if not len(rows):
+            return []
+        z = (np.asarray(rows, np.float64) - self.mean) / self.scale
+        odds = z @ self.weights[:-1] + self.weights[-1]
+        out: list[float] = (1.0 / (1.0 + np.exp(-odds))).tolist()
+        return out
+
+
+def features(blob: Blob, black: bool, court: bool) -> tuple[float, ...]:
+    """A blob's measures in FEATURES' order (``black``: a black blob; ``court``: in a court)."""
+    n = blob.cubes
+    shape = blob.shape
+    over = blob.estimate - n
+    return (
+        float(black),
+        float(court),
+        float(min(n, 8)),
+        over,
+        abs(over),
+        float(blob.seeds - n),
+        float(abs(blob.seeds - n)),
+        blob.residual,
+        float(n == 1 and blob.seeds == 1),
+        float(black) * over,
+        float(court) * over,
+        float(n >= 3),
+        float(shape.whole),
+        float(n - shape.whole),
+        shape.big_area - shape.big_cells,
+        float(shape.big_cells),
+        shape.big_fill,
+        shape.big_aspect,
+        shape.area - n,
+        shape.factor,
+        float(shape.tops - shape.whole),
+        shape.big_area / max(1, n),
+    )
+
+
+def place_confidence(wrong: Sequence[float]) -> float:
+    """The chance that none of a place's blobs (each's chance of a wrong count) is wrong."""
+    return float(np.prod([1.0 - p for p in wrong])) if wrong else 1.0
+
+
+def load(game: str, path: Path | None = None) -> ConfidenceModel:
+    """The game's fitted model (read once): the package's, or the one at ``path``."""
+    return _load(game, MODEL_FILE if path is None else path)
+
+
+@lru_cache(maxsize=8)
+def _load(game: str, path: Path) -> ConfidenceModel:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ConfidenceModelError(
+            f"cannot read the confidence model {path} ({e}): it ships with the package; "
+            "refit it with python -m benchmarks.fit_confidence"
+        ) from e
+    if not isinstance(data, dict) or game not in data.get("games", {}):
+        raise ConfidenceModelError(
+            f"confidence model {path} has no model for {game}: refit it "
+            "(python -m benchmarks.fit_confidence)"
+        )
+    return ConfidenceModel.from_json(data["games"][game])
