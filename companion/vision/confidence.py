@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from companion.vision.cubes import Blob
+from companion.vision.cubes import Blob, Shape
 from companion.vision.errors import VisionError
 
 MODEL_FILE = Path(__file__).with_name("confidence_model.json")
@@ -111,33 +111,50 @@ class ConfidenceModel:
 
 def features(blob: Blob, black: bool, court: bool) -> tuple[float, ...]:
     """A blob's measures in FEATURES' order (``black``: a black blob; ``court``: in a court)."""
-    n = blob.cubes
-    shape = blob.shape
-    over = blob.estimate - n
-    return (
-        float(black),
-        float(court),
-        float(min(n, 8)),
-        over,
-        abs(over),
-        float(blob.seeds - n),
-        float(abs(blob.seeds - n)),
-        blob.residual,
-        float(n == 1 and blob.seeds == 1),
-        float(black) * over,
-        float(court) * over,
-        float(n >= 3),
-        float(shape.whole),
-        float(n - shape.whole),
-        shape.big_area - shape.big_cells,
-        float(shape.big_cells),
-        shape.big_fill,
-        shape.big_aspect,
-        shape.area - n,
-        shape.factor,
-        float(shape.tops - shape.whole),
-        shape.big_area / max(1, n),
+    # (One definition of the measures: features_many's, on a row of one.)
+    row: tuple[float, ...] = tuple(features_many([blob], [black], [court])[0].tolist())
+    return row
+
+
+def features_many(
+    blobs: Sequence[Blob], black: Sequence[bool], court: Sequence[bool]
+) -> npt.NDArray[np.float64]:
+    """:func:`features` of each blob, a row each, worked out for all at once (a read's ~80
+    blobs one by one in Python cost ~0.3 ms)."""
+    raw = np.array([(b.cubes, b.estimate, b.seeds, *b.shape) for b in blobs], np.float64).reshape(
+        -1, 3 + len(Shape._fields)
     )
+    n, estimate, seeds = raw[:, 0], raw[:, 1], raw[:, 2]
+    whole, tops, area, big_area, big_cells, big_fill, big_aspect, factor = raw[:, 3:].T
+    dark = np.asarray(black, np.float64)
+    crowd = np.asarray(court, np.float64)
+    over = estimate - n
+    return np.column_stack(
+        (
+            dark,
+            crowd,
+            np.minimum(n, 8),
+            over,
+            np.abs(over),
+            seeds - n,
+            np.abs(seeds - n),
+            np.abs(estimate - np.round(estimate)),
+            (n == 1) & (seeds == 1),
+            dark * over,
+            crowd * over,
+            n >= 3,
+            whole,
+            n - whole,
+            big_area - big_cells,
+            big_cells,
+            big_fill,
+            big_aspect,
+            area - n,
+            factor,
+            tops - whole,
+            big_area / np.maximum(n, 1),
+        )
+    ).astype(np.float64)
 
 
 def place_confidence(wrong: Sequence[float]) -> float:

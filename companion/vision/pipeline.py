@@ -735,8 +735,8 @@ class Reader:
         stands = iter(places_of(geo, feet.reshape(-1, 2)))
         # (Each lone cube's place, by its colour and centre: its patch's centroid.)
         single_place: dict[tuple[str, tuple[float, float]], str] = {}
-        # (Each blob's features for the confidence model, and the places its cubes stand in.)
-        doubted: list[tuple[tuple[float, ...], tuple[str, ...]]] = []
+        # (Each blob for the confidence model: black, in a court, the places its cubes stand in.)
+        doubted: list[tuple[Blob, bool, bool, tuple[str, ...]]] = []
         for colour, blob in read:
             places = [next(stands) for _ in blob.centres[: blob.cubes]]
             lone = places[0] if blob.cubes == 1 and blob.seeds == 1 else None
@@ -747,8 +747,7 @@ class Reader:
                     counts[pid][colour] = counts[pid].get(colour, 0) + 1
             where = tuple(dict.fromkeys(p for p in places if p is not None))
             if self._sure is not None and where:
-                court = where[0].startswith("court_")
-                doubted.append((sure.features(blob, colour == "black", court), where))
+                doubted.append((blob, colour == "black", where[0].startswith("court_"), where))
             pid = places[0]
             if pid is not None:
                 if self._sure is None:
@@ -763,8 +762,11 @@ class Reader:
         # How sure each place's counts are: the chance that none of its blobs is counted wrong.
         if self._sure is not None and doubted:
             wrong_at: dict[str, list[float]] = {}
-            chances = self._sure.wrong([row for row, _ in doubted])
-            for (_, where), p in zip(doubted, chances, strict=True):
+            rows = sure.features_many(
+                [d[0] for d in doubted], [d[1] for d in doubted], [d[2] for d in doubted]
+            )
+            chances = self._sure.wrong(rows)
+            for (*_, where), p in zip(doubted, chances, strict=True):
                 for pid in where:
                     wrong_at.setdefault(pid, []).append(p)
             for pid, chances_there in wrong_at.items():
