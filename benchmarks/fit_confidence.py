@@ -11,15 +11,13 @@ Each game is fitted on its own seeds (SEEDS: never 0-40, the bench's and held-ou
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from benchmarks.top_tops import seed_patches
-from benchmarks.train_top_model import COURT_ROWS, _same
+from benchmarks.train_top_model import COURT_ROWS, write_or_check
 from companion.vision import confidence, cubes, top_model
 from companion.vision.config import DEFAULT_CONFIG
 
@@ -108,12 +106,7 @@ def main() -> None:
     ap.add_argument("--check", action="store_true", help="compare with the committed file")
     args = ap.parse_args()
     data = fitted()
-    if args.check:
-        committed = json.loads(confidence.MODEL_FILE.read_text())
-        same = _same(data, committed)
-        print("same as the committed file" if same else "differs from the committed file")
-        sys.exit(0 if same else 1)
-    confidence.MODEL_FILE.write_text(json.dumps(data, indent=1) + "\n")
+    write_or_check(data, confidence.MODEL_FILE, args.check)
     for game, fit in data["games"].items():
         print(f"{game}: {fit['blobs']} blobs, {fit['wrong']} wrong")
     print(f"wrote {confidence.MODEL_FILE}")

@@ -18,6 +18,7 @@ import collections
 import json
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -240,16 +241,21 @@ def main() -> None:
     if args.first <= 40:
         sys.exit("seeds 0-40 are the benchmark's and held-out: fit on 41 or later")
     data = fitted(args.first, args.cases, args.l2, args.every)
-    if args.check:
-        committed = json.loads(top_model.MODEL_FILE.read_text())
-        same = _same(data, committed)
-        print("same as the committed file" if same else "differs from the committed file")
-        sys.exit(0 if same else 1)
-    top_model.MODEL_FILE.write_text(json.dumps(data, indent=1) + "\n")
+    write_or_check(data, top_model.MODEL_FILE, args.check)
     print(
         f"{data['tops']} tops of {data['patches']} patches, {data['wrong_on_them']} patches "
         f"wrong; wrote {top_model.MODEL_FILE}"
     )
+
+
+def write_or_check(data: dict[str, Any], path: Path, check: bool) -> None:
+    """Write a fit to ``path``; with ``check``, compare it with the file there instead and
+    exit (0: the same)."""
+    if check:
+        same = _same(data, json.loads(path.read_text()))
+        print("same as the committed file" if same else "differs from the committed file")
+        sys.exit(0 if same else 1)
+    path.write_text(json.dumps(data, indent=1) + "\n")
 
 
 def _same(a: Any, b: Any) -> bool:

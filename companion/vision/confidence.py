@@ -14,7 +14,6 @@ trace to doubt by (the still frames and the players' eyes are the check there).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,8 +25,10 @@ import numpy.typing as npt
 
 from companion.vision.cubes import Blob, Shape
 from companion.vision.errors import VisionError
+from companion.vision.fitted import read_json, read_linear
 
 MODEL_FILE = Path(__file__).with_name("confidence_model.json")
+REFIT = "python -m benchmarks.fit_confidence"
 
 # The measures of a blob the model reads, in order (see features).
 FEATURES = (
@@ -72,32 +73,8 @@ class ConfidenceModel:
 
     @classmethod
     def from_json(cls, data: Any) -> ConfidenceModel:
-        refit = "refit it (python -m benchmarks.fit_confidence)"
-        try:
-            names = list(data["features"])
-            mean = np.array(data["mean"], np.float64)
-            scale = np.array(data["scale"], np.float64)
-            weights = np.array(data["weights"], np.float64)
-        except (KeyError, TypeError, ValueError) as e:
-            raise ConfidenceModelError(
-                f"confidence model is not features, mean, scale and weights ({e}): {refit}"
-            ) from e
-        if names != list(FEATURES):
-            raise ConfidenceModelError(
-                f"confidence model is over {names}, this reader measures {list(FEATURES)}: {refit}"
-            )
-        d = len(FEATURES)
-        if (
-            mean.shape != (d,)
-            or scale.shape != (d,)
-            or weights.shape != (d + 1,)
-            or not (np.all(np.isfinite(weights)) and np.all(scale > 0))
-        ):
-            raise ConfidenceModelError(
-                f"confidence model's mean, scale and weights ({mean.shape}, {scale.shape}, "
-                f"{weights.shape}) do not fit {d} features: {refit}"
-            )
-        return cls(mean, scale, weights)
+        what = "confidence model"
+        return cls(*read_linear(data, FEATURES, True, what, REFIT, ConfidenceModelError))
 
     def wrong(self, rows: Sequence[Sequence[float]] | npt.NDArray[np.float64]) -> list[float]:
         """Each row's chance of a wrong count (rows of features in FEATURES' order)."""
@@ -169,16 +146,10 @@ def load(game: str, path: Path | None = None) -> ConfidenceModel:
 
 @lru_cache(maxsize=8)
 def _load(game: str, path: Path) -> ConfidenceModel:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
+    data = read_json(path, "confidence model", REFIT, ConfidenceModelError)
+    games = data.get("games")
+    if not isinstance(games, dict) or game not in games:
         raise ConfidenceModelError(
-            f"cannot read the confidence model {path} ({e}): it ships with the package; "
-            "refit it with python -m benchmarks.fit_confidence"
-        ) from e
-    if not isinstance(data, dict) or game not in data.get("games", {}):
-        raise ConfidenceModelError(
-            f"confidence model {path} has no model for {game}: refit it "
-            "(python -m benchmarks.fit_confidence)"
+            f"confidence model {path} has no model for {game}: refit it ({REFIT})"
         )
-    return ConfidenceModel.from_json(data["games"][game])
+    return ConfidenceModel.from_json(games[game])

@@ -11,7 +11,6 @@ were fitted one or two cells at a time; El Grande's clusters keep the rules (see
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,11 +21,13 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.vision.errors import VisionError
+from companion.vision.fitted import read_json, read_linear
 
 if TYPE_CHECKING:
     from companion.vision.cubes import Top
 
 MODEL_FILE = Path(__file__).with_name("top_model.json")
+REFIT = "python -m benchmarks.train_top_model"
 
 # The measures the model reads, in order (see features). The first are the top's own; the
 # rest are products and powers of them, as a linear score needs them to bend its boundaries.
@@ -82,36 +83,7 @@ class TopModel:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TopModel:
-        try:
-            names = list(data["features"])
-            mean = np.array(data["mean"], np.float64)
-            scale = np.array(data["scale"], np.float64)
-            weights = np.array(data["weights"], np.float64)
-        except (KeyError, TypeError, ValueError) as e:
-            raise TopModelError(
-                f"top model is not features, mean, scale and weights ({e}): refit it "
-                "(python -m benchmarks.train_top_model)"
-            ) from e
-        if names != list(FEATURES):
-            raise TopModelError(
-                f"top model is over features {names}, this reader measures {list(FEATURES)}: "
-                "refit it (python -m benchmarks.train_top_model)"
-            )
-        d = len(FEATURES)
-        if (
-            mean.shape != (d,)
-            or scale.shape != (d,)
-            or weights.ndim != 2
-            or weights.shape[0] != d + 1
-            or weights.shape[1] < 2
-            or not (np.all(np.isfinite(weights)) and np.all(scale > 0))
-        ):
-            raise TopModelError(
-                f"top model's mean, scale and weights ({mean.shape}, {scale.shape}, "
-                f"{weights.shape}) do not fit {d} features: refit it "
-                "(python -m benchmarks.train_top_model)"
-            )
-        return cls(mean, scale, weights)
+        return cls(*read_linear(data, FEATURES, False, "top model", REFIT, TopModelError))
 
     def scores(self, x: Sequence[float]) -> npt.NDArray[np.float64]:
         """Each count's score (0, 1, 2, ...) for a top of these features."""
@@ -148,16 +120,7 @@ def load(path: Path | None = None) -> TopModel:
 
 @lru_cache(maxsize=4)
 def _load(path: Path) -> TopModel:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise TopModelError(
-            f"cannot read the top model {path} ({e}): it ships with the package; refit it "
-            "with python -m benchmarks.train_top_model"
-        ) from e
-    if not isinstance(data, dict):
-        raise TopModelError(f"top model {path} is not a JSON object: refit it")
-    return TopModel.from_json(data)
+    return TopModel.from_json(read_json(path, "top model", REFIT, TopModelError))
 
 
 def features(top: Top, unit: float, side: float, *, ragged: float) -> tuple[float, ...]:
