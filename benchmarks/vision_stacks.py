@@ -28,7 +28,7 @@ from companion.vision.cube_windows import probable_stack
 from companion.vision.layout import load_layout
 from companion.vision.synth import PRESETS
 
-# (The flag is off by default: measured with it on, at the default thresholds.)
+# (Measured at the default thresholds, whatever the default says of the flag itself.)
 CONFIG = replace(DEFAULT_CONFIG, stack_flag=True)
 FLAG = "stacked on another?"
 

@@ -25,8 +25,9 @@ from companion.vision.cube_windows import probable_tilt
 from companion.vision.layout import load_layout
 from companion.vision.synth import PRESETS
 
-# (The flag is off by default: measured with it on, at the default thresholds.)
-CONFIG = replace(DEFAULT_CONFIG, tilt_flag=True)
+# (The flag is off by default: measured with it on, at the default thresholds, and the stack
+# flag off: a cube flagged as a stack is not also judged for a lean.)
+CONFIG = replace(DEFAULT_CONFIG, tilt_flag=True, stack_flag=False)
 FLAG = "a cube tilted?"
 
 

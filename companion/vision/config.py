@@ -118,15 +118,18 @@ class VisionConfig:
     irregular_residual: float = 0.38
     # Whether a cube counted alone from one whole top may be flagged as probably stacked on
     # another (issue #4), measured again in a window of the full-resolution frame
-    # (cube_windows.py). Hard El Grande seeds 100-219 at the thresholds below: STACKFIGURES
-    # (Measured in the working image instead, session 17: 1 place flagged on the plain
-    # frames, 8 of 850 stacked cubes found.) benchmarks/vision_stacks.
-    stack_flag: bool = False
+    # (cube_windows.py). On: hard El Grande seeds 100-219 at the thresholds below, no place
+    # flagged on the 120 plain frames (3491 lone tops); with stacked=0.15 renders, 70 of 850
+    # stacked cubes flagged, no other cube: 365 were read as a lone top, 90 of those measured
+    # where one cube's parallax tells (70 of 91 found). (Measured in the working image
+    # instead, session 17: 1 place flagged on the plain frames, 8 of 850 found.) A flag, never
+    # a count. benchmarks/vision_stacks.
+    stack_flag: bool = True
     # ... flagged when its shade (its top and the darker pixels of its hue joined to it)
     # reaches past its top towards the point under the camera this many times one cube's
     # parallax (ideal: 1 for one cube, 2 for two; fitted on seeds 100-159 where the parallax
-    # is 0.4 sides or more: one cube's median 1.2, 99 % below 1.71; a stack's median 2.2,
-    # 25 % below 2.11) ...
+    # is 0.4 sides or more: one cube's median 1.2, 99 % below 1.71; a stack's median 2.22,
+    # 25 % below 2.1) ...
     stack_band_ratio: float = 2.0
     # ... and at most this many: farther, its shade ran into a neighbour of its colour ...
     stack_band_max: float = 3.0
@@ -141,15 +144,17 @@ class VisionConfig:
     # (issue #4): its top, measured again in a window of the full-resolution frame
     # (cube_windows.py) and mapped to board mm on the plane of a cube's top, about a cube's
     # side one way and clearly shorter the other. Off: it does not tell a leaning top from a
-    # flat one. Hard El Grande seeds 100-219 at the thresholds below: TILTFIGURES
-    # benchmarks/vision_tilts.
+    # flat one. Hard El Grande seeds 100-219 at the thresholds below: 1 place flagged on the
+    # 120 plain frames; with tilted=0.15 renders 1 of 1152 tilted cubes flagged (618 read as
+    # a lone top, 458 of them measured) and 4 flat ones. (Measured in the working image,
+    # session 18: 1 false, 1 found.) benchmarks/vision_tilts.
     tilt_flag: bool = False
     # ... flagged when its shorter side (its pixels' spread read as a rectangle's) is at most
     # this share of its longer (a leaning top's cos 15-35° = 0.97-0.82; seeds 100-159, tops
     # measured: flat ones' 1st / 5th / 50th percentiles 0.63 / 0.73 / 0.88, tilted ones'
     # 0.53 / 0.62 / 0.80; the share and bounds below the only ones with no false flag on
-    # those 60 plain frames among 0.55-0.75, 1 tilted cube of 232 found; 0.65: 0 and 1,
-    # then 4 false on 160-219) ...
+    # those 60 plain frames among 0.55-0.75 (when fitted, 1 tilted cube of 232 found there; 0.65:
+    # 0 and 1, then 4 false on 160-219) ...
     tilt_minor_ratio: float = 0.6
     # ... and its longer side within these shares of a cube's side (a whole top: flat tops'
     # median 1.04, 5th-90th percentiles 0.84-1.23, its edges' mix with the board in it;

@@ -38,7 +38,13 @@ from companion.vision.calibration import Calibration
 from companion.vision.colour import keep_faint, lab_of_packed, pack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.court_rows import CourtRow, count_rows, court_rows
-from companion.vision.cube_windows import View, probable_stack, probable_tilt, single_tops
+from companion.vision.cube_windows import (
+    View,
+    probable_stack,
+    probable_tilt,
+    single_tops,
+    worth_measuring,
+)
 from companion.vision.cube_windows import measure as measure_windows
 from companion.vision.cubes import (
     Blob,
@@ -752,10 +758,10 @@ class Reader:
                         f"{colour}: area says {round(blob.estimate)}, tops say {blob.seeds}"
                     )
 
-        # A lone cube whose side band is a stack's long, or whose top is a leaning one's:
-        # said, not counted (a flag for the players to look at; the counts stay the tops').
-        # (Off unless config.stack_flag or config.tilt_flag: then there are no lone cubes and
-        # nothing is measured.)
+        # A lone cube whose shade reaches a stack's length towards the nadir, or whose top is
+        # a leaning one's, in the full-resolution frame: said, not counted (a flag for the
+        # players to look at; the counts stay the tops'). (With config.stack_flag and
+        # config.tilt_flag both off no lone cube is kept and nothing is measured.)
         if single_place:
             for pid, message in self._lone_cube_flags(single_place, measured, geo, cube_mm, frame):
                 flags.setdefault(pid, []).append(message)
@@ -831,16 +837,18 @@ class Reader:
             View(colour, (float(t[0]), float(t[1])), (a[0], a[1]), (f[0], f[1]), p.side / geo.scale)
             for (colour, p), t, a, f in zip(candidates, tops, at, feet, strict=True)
         ]
+        wanted = [i for i, v in enumerate(views) if worth_measuring(v, cfg)]
         seen = measure_windows(
-            views,
+            [views[i] for i in wanted],
             frame,
             lambda pts: hg.unproject(top_plane, pts, lens),
             cfg.window_lighter,
             cfg.window_hue_deg,
             cfg.window_shade_chroma,
+            lean=cfg.tilt_flag,
         )
         out: list[tuple[str, str]] = []
-        for one, (colour, patch) in zip(seen, candidates, strict=True):
+        for one, (colour, patch) in zip(seen, [candidates[i] for i in wanted], strict=True):
             pid = single_place[(colour, patch.centroid)]
             if cfg.stack_flag and probable_stack(one, cfg):
                 out.append((pid, f"{colour}: a cube stacked on another?"))

@@ -5,9 +5,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from benchmarks.bench_vision import POSITIONS, calibrated
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
-from companion.vision.cube_windows import Seen, probable_stack, probable_tilt
+from companion.vision.cube_windows import (
+    Seen,
+    View,
+    probable_stack,
+    probable_tilt,
+    worth_measuring,
+)
 from companion.vision.layout import load_layout
 from companion.vision.pipeline import Reader
 from companion.vision.synth import HARD, render
@@ -38,7 +46,18 @@ def test_a_stack_is_flagged_only_where_the_parallax_tells_and_its_band_is_a_stac
     # Longer than a stack's: the shade ran into a neighbour of its colour.
     assert not probable_stack(seen(tall, cfg.stack_band_max + 0.5), cfg)
     # Not measured (a black cube, a shade out of its window): nothing said.
-    assert not probable_stack(Seen("black", (0.0, 0.0), tall, 0.0, 0.0, 0.0, 0.0, 0.0), cfg)
+    assert not probable_stack(Seen("black", (0.0, 0.0), tall, 0, 0, 0, 0, 0, told=False), cfg)
+
+
+def test_a_window_is_cut_only_where_a_flag_asked_for_can_be_told() -> None:
+    near = View("red", (0.0, 0.0), (100.0, 100.0), (103.0, 100.0), 20.0)  # 0.15 sides
+    far = replace(near, foot=(112.0, 100.0))  # 0.6 sides
+    stacks = replace(DEFAULT_CONFIG, stack_flag=True, tilt_flag=False)
+    assert far.parallax >= stacks.stack_min_parallax > near.parallax
+    assert worth_measuring(far, stacks) and not worth_measuring(near, stacks)
+    # A lean is looked for anywhere; with neither flag nothing is.
+    assert worth_measuring(near, replace(stacks, tilt_flag=True))
+    assert not worth_measuring(far, replace(stacks, stack_flag=False))
 
 
 def test_a_tilt_wants_a_whole_top_clearly_shorter_one_way() -> None:
@@ -82,31 +101,27 @@ def assert_on_marked_cubes(flagged: dict[str, list[str]], truth: dict, mark: str
             assert (place, msg.split(":")[0]) in marked, (place, msg)
 
 
-def test_a_rendered_stack_is_flagged_where_it_stands_and_plain_frames_are_not() -> None:
-    """Hard El Grande seed 119 with stacks: a yellow cube on another, well off the nadir
-    (parallax 0.59 sides, its shade 2.3 parallaxes towards the nadir when fitted), is flagged
-    in its region; the same table without stacks is not; and the flag says nothing when off."""
-    on = replace(DEFAULT_CONFIG, stack_flag=True)
-    words = "stacked on another?"
-    flagged, truth = lone_cube_flags(119, {"stacked": 0.15}, on, words)
-    assert flagged, "the stacked yellow cube was not flagged"
-    assert_on_marked_cubes(flagged, truth, "stacked")
-    assert any(m == "yellow: a cube stacked on another?" for ms in flagged.values() for m in ms)
-    off = replace(DEFAULT_CONFIG, stack_flag=False)
-    assert lone_cube_flags(119, {"stacked": 0.15}, off, words)[0] == {}
-    assert lone_cube_flags(119, {}, on, words)[0] == {}
-
-
-def test_a_rendered_tilted_cube_is_flagged_where_it_stands_and_plain_frames_are_not() -> None:
-    """Hard El Grande seed 179 with tilts: a red cube leaning, read as a lone top (its short
-    side 0.57 of its long when fitted), is flagged in its region; the same table without tilts
-    is not; and the flag (off by default: it finds 1-2 of 1152 tilted cubes, see
-    VisionConfig.tilt_flag) says nothing when off."""
-    on = replace(DEFAULT_CONFIG, tilt_flag=True)
-    words = "tilted?"
-    flagged, truth = lone_cube_flags(179, {"tilted": 0.15}, on, words)
-    assert flagged, "the tilted red cube was not flagged"
-    assert_on_marked_cubes(flagged, truth, "tilted")
-    assert any(m == "red: a cube tilted?" for ms in flagged.values() for m in ms)
-    assert lone_cube_flags(179, {"tilted": 0.15}, DEFAULT_CONFIG, words)[0] == {}
-    assert lone_cube_flags(179, {}, on, words)[0] == {}
+@pytest.mark.parametrize(
+    ("seed", "mark", "flag", "message"),
+    [
+        # A yellow cube on another, well off the nadir (one cube's parallax 0.59 sides, its
+        # shade 2.3 parallaxes towards the nadir when fitted).
+        (119, "stacked", "stack_flag", "yellow: a cube stacked on another?"),
+        # A red cube leaning, read as a lone top (its short side 0.57 of its long when fitted;
+        # the flag is off by default, finding 1 of 1152 tilted cubes: VisionConfig.tilt_flag).
+        (179, "tilted", "tilt_flag", "red: a cube tilted?"),
+    ],
+)
+def test_a_rendered_stack_or_lean_is_flagged_where_it_stands_and_plain_frames_are_not(
+    seed: int, mark: str, flag: str, message: str
+) -> None:
+    """Hard El Grande ``seed`` rendered with stacks (or leans): the cube is flagged in its
+    region, and no flag is where the truth has no such cube; the same table without them is
+    not flagged; and the flag says nothing when off."""
+    on, off = (replace(DEFAULT_CONFIG, **{flag: value}) for value in (True, False))
+    words = message.split(": ")[1]
+    flagged, truth = lone_cube_flags(seed, {mark: 0.15}, on, words)
+    assert any(m == message for ms in flagged.values() for m in ms), flagged
+    assert_on_marked_cubes(flagged, truth, mark)
+    assert lone_cube_flags(seed, {mark: 0.15}, off, words)[0] == {}
+    assert lone_cube_flags(seed, {}, on, words)[0] == {}
