@@ -313,7 +313,7 @@ def measure(
         # A shade that runs out of the window is no lone cube's: it joined a neighbour of its
         # colour (or a piece of print of it) and measures neither.
         if found is None or shift <= 0 or _at_rim(found.shade):
-            out.append(Seen(v.colour, v.top, shift / v.side, 0.0, 0.0, 0.0, 0.0, 0.0, False))
+            out.append(Seen(v.colour, v.top, v.parallax, 0.0, 0.0, 0.0, 0.0, 0.0, False))
             continue
         major, minor = top_sides(found.top, (x0, y0), to_board) if lean else (0.0, 0.0)
         towards, away, wide = reaches(found, (dx / shift, dy / shift), sideways=lean)
@@ -321,7 +321,7 @@ def measure(
             Seen(
                 v.colour,
                 v.top,
-                shift / v.side,
+                v.parallax,
                 towards / v.side,
                 away / v.side,
                 wide / v.side,
