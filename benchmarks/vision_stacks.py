@@ -1,12 +1,13 @@
-"""How the stacked-cube flag (companion/vision/stacks.py) does on hard El Grande frames: false
+"""How the stacked-cube flag (companion/vision/cube_windows.py) does on hard El Grande frames: false
 flags on plain frames, and stacked cubes found on frames rendered with stacks (a tool for
 fitting its thresholds, not a benchmark). Renders are cached under ``$TMPDIR/companion-renders``.
 
     python -m benchmarks.vision_stacks [--first 100] [--cases 120] [--stacked 0.15]
         [--dump bands.json]
 
-Every band measured is kept (``--dump``): its cube's truth (stacked or not), its parallax in
-cube sides and its ratio (about 1 for one cube, 2 for a stack), so the thresholds can be
+Every lone cube measured is kept (``--dump``): its cube's truth (stacked or not) and all its
+full-resolution measures (cube_windows.Seen: the band, about 1 for one cube and 2 for a stack,
+its parallax in cube sides, the top's sides, the shade beyond it), so the thresholds can be
 fitted without reading again.
 """
 
@@ -21,14 +22,13 @@ from typing import Any
 import cv2
 import numpy as np
 
-from benchmarks.flag_frames import GAME, frames
+from benchmarks.flag_frames import GAME, frames, seen_row
 from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.cube_windows import probable_stack
 from companion.vision.layout import load_layout
-from companion.vision.stacks import bands as stack_bands
-from companion.vision.stacks import probable_stack
 from companion.vision.synth import PRESETS
 
-# (The flag is off by default: measured with it on, at the default thresholds.)
+# (Measured at the default thresholds, whatever the default says of the flag itself.)
 CONFIG = replace(DEFAULT_CONFIG, stack_flag=True)
 FLAG = "stacked on another?"
 
@@ -54,7 +54,7 @@ def run(seeds: range, stacked: float) -> tuple[list[dict[str, Any]], dict[str, i
     cond = replace(PRESETS["hard"], stacked=stacked)
     rows: list[dict[str, Any]] = []
     totals = {"frames": 0, "flagged_places": 0, "stacked_cubes": 0, "stacked_tellable": 0}
-    for frame in frames(seeds, cond, CONFIG, "stack_bands", stack_bands):
+    for frame in frames(seeds, cond, CONFIG):
         totals["frames"] += 1
         totals["flagged_places"] += frame.flagged_places(FLAG)
         for c in frame.visible:
@@ -62,34 +62,31 @@ def run(seeds: range, stacked: float) -> tuple[list[dict[str, Any]], dict[str, i
                 totals["stacked_cubes"] += 1
                 if parallax_sides(frame.truth, *c["board"], cube) >= CONFIG.stack_min_parallax:
                     totals["stacked_tellable"] += 1
-        for found, sides in frame.measured:
-            for band, side in zip(found, sides, strict=True):
-                near = frame.cube_at(band.top, side)
-                rows.append(
-                    {
-                        "seed": frame.seed,
-                        "colour": band.colour,
-                        "parallax": round(band.parallax, 3),
-                        "ratio": round(band.ratio, 3),
-                        "stacked": bool(near and near.get("stacked")),
-                        "matched": near is not None,
-                        "flagged": probable_stack(band, CONFIG),
-                    }
-                )
+        for seen, near in frame.seen():
+            rows.append(
+                {
+                    **seen_row(frame.seed, seen),
+                    "stacked": bool(near and near.get("stacked")),
+                    "tilted": bool(near and near.get("tilted")),
+                    "matched": near is not None,
+                    "flagged": probable_stack(seen, CONFIG),
+                }
+            )
     return rows, totals
 
 
 def summary(name: str, rows: list[dict[str, Any]], totals: dict[str, int]) -> None:
     stacks = [r for r in rows if r["stacked"]]
     plain = [r for r in rows if not r["stacked"]]
-    tellable = [r for r in stacks if r["parallax"] >= CONFIG.stack_min_parallax]
+    tellable = [r for r in stacks if r["parallax"] >= CONFIG.stack_min_parallax and r["measured"]]
     print(
         f"{name}: {totals['frames']} frames, {len(rows)} lone tops measured, "
         f"{totals['flagged_places']} places flagged; "
         f"flags on cubes not stacked {sum(r['flagged'] for r in plain)} of {len(plain)}; "
         f"stacked cubes {totals['stacked_cubes']} ({totals['stacked_tellable']} with parallax "
         f">= {CONFIG.stack_min_parallax} sides), read as a lone top {len(stacks)} "
-        f"({len(tellable)} tellable), flagged {sum(r['flagged'] for r in stacks)}"
+        f"({len(tellable)} measured where the parallax tells), "
+        f"flagged {sum(r['flagged'] for r in stacks)}"
     )
 
 
@@ -98,7 +95,7 @@ def main() -> None:
     ap.add_argument("--first", type=int, default=100)
     ap.add_argument("--cases", type=int, default=120)
     ap.add_argument("--stacked", type=float, default=0.15)
-    ap.add_argument("--dump", help="write every band measured to this JSON file")
+    ap.add_argument("--dump", help="write every lone cube measured to this JSON file")
     args = ap.parse_args()
     seeds = range(args.first, args.first + args.cases)
     out = {}

@@ -1,4 +1,4 @@
-"""How the tilted-cube flag (companion/vision/tilts.py) does on hard El Grande frames: false
+"""How the tilted-cube flag (companion/vision/cube_windows.py) does on hard El Grande frames: false
 flags on plain frames, tilted cubes found on frames rendered with tilts, and the counts tilts
 get wrong (a tool for fitting its thresholds, not a benchmark). Renders are cached under
 ``$TMPDIR/companion-renders``.
@@ -6,8 +6,10 @@ get wrong (a tool for fitting its thresholds, not a benchmark). Renders are cach
     python -m benchmarks.vision_tilts [--first 100] [--cases 120] [--tilted 0.15]
         [--dump tops.json]
 
-Every lone top measured is kept (``--dump``): its cube's truth (tilted or not) and its top's
-longer and shorter sides in board mm, so the thresholds can be fitted without reading again.
+Every lone top measured is kept (``--dump``): its cube's truth (tilted or not) and its
+full-resolution measures (cube_windows.Seen: its top's longer and shorter sides in board mm,
+how far its shade reaches beyond its top away from the nadir or across, in cube sides), so the
+thresholds can be fitted without reading again.
 """
 
 from __future__ import annotations
@@ -17,15 +19,15 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from benchmarks.flag_frames import GAME, frames
+from benchmarks.flag_frames import GAME, frames, seen_row
 from companion.vision.config import DEFAULT_CONFIG
+from companion.vision.cube_windows import probable_tilt
 from companion.vision.layout import load_layout
 from companion.vision.synth import PRESETS
-from companion.vision.tilts import probable_tilt
-from companion.vision.tilts import shapes as tilt_shapes
 
-# (The flag is off by default: measured with it on, at the default thresholds.)
-CONFIG = replace(DEFAULT_CONFIG, tilt_flag=True)
+# (The flag is off by default: measured with it on, at the default thresholds, and the stack
+# flag off: a cube flagged as a stack is not also judged for a lean.)
+CONFIG = replace(DEFAULT_CONFIG, tilt_flag=True, stack_flag=False)
 FLAG = "a cube tilted?"
 
 
@@ -41,7 +43,7 @@ def run(seeds: range, tilted: float) -> tuple[list[dict[str, Any]], dict[str, An
         "cells": 0,
         "wrong": [],
     }
-    for frame in frames(seeds, cond, CONFIG, "tilt_shapes", tilt_shapes):
+    for frame in frames(seeds, cond, CONFIG):
         obs, truth = frame.obs, frame.truth
         totals["frames"] += 1
         totals["flagged_places"] += frame.flagged_places(FLAG)
@@ -55,20 +57,16 @@ def run(seeds: range, tilted: float) -> tuple[list[dict[str, Any]], dict[str, An
                         totals["wrong_counts"] += 1
                         totals["wrong"].append(f"{frame.seed} {area}/{colour} {want}->{got}")
         totals["tilted_cubes"] += sum(1 for c in frame.visible if c.get("tilted"))
-        for found, sides in frame.measured:
-            for shape, side in zip(found, sides, strict=True):
-                near = frame.cube_at(shape.top, side)
-                rows.append(
-                    {
-                        "seed": frame.seed,
-                        "colour": shape.colour,
-                        "major": round(shape.major, 2),
-                        "minor": round(shape.minor, 2),
-                        "tilted": bool(near and near.get("tilted")),
-                        "matched": near is not None,
-                        "flagged": probable_tilt(shape, cube, CONFIG),
-                    }
-                )
+        for seen, near in frame.seen():
+            rows.append(
+                {
+                    **seen_row(frame.seed, seen),
+                    "tilted": bool(near and near.get("tilted")),
+                    "stacked": bool(near and near.get("stacked")),
+                    "matched": near is not None,
+                    "flagged": probable_tilt(seen, cube, CONFIG),
+                }
+            )
     return rows, totals
 
 

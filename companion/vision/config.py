@@ -121,40 +121,58 @@ class VisionConfig:
     # flag (a stacked, tilted or half-hidden cube; Blob.confidence drops).
     irregular_residual: float = 0.38
     # Whether a cube counted alone from one whole top may be flagged as probably stacked on
-    # another (stacks.py, issue #4). Off: the prototype finds too few stacks for what it costs
-    # in false flags. Hard El Grande seeds 100-219 at the thresholds below: 1 place flagged in
-    # 120 plain frames; with stacked=0.15 renders 8 of 850 stacked cubes flagged (173 stand
-    # where the parallax tells, 77 of those read as a lone top, 42 with a band told; 2 cubes
-    # not stacked flagged). benchmarks/vision_stacks.
-    stack_flag: bool = False
-    # ... flagged when its own colour and the dark (unknown) pixels joined to it reach from
-    # its top towards the point under the camera this many times the parallax of one cube's
-    # height (ideal: 1 for one cube, 2 for two; measured on seeds 100-219, told bands only:
-    # one cube's median 0.43, 90 % below 0.76; a stack's median 1.24) ...
-    stack_band_ratio: float = 1.6
+    # another (issue #4), measured again in a window of the full-resolution frame
+    # (cube_windows.py). On: hard El Grande seeds 100-219 at the thresholds below, no place
+    # flagged on the 120 plain frames (3491 lone tops); with stacked=0.15 renders, 70 of 850
+    # stacked cubes flagged, no other cube: 365 were read as a lone top, 90 of those measured
+    # where one cube's parallax tells (70 of 91 found). (Measured in the working image
+    # instead, session 17: 1 place flagged on the plain frames, 8 of 850 found.) A flag, never
+    # a count. benchmarks/vision_stacks.
+    stack_flag: bool = True
+    # ... flagged when its shade (its top and the darker pixels of its hue joined to it)
+    # reaches past its top towards the point under the camera this many times one cube's
+    # parallax (ideal: 1 for one cube, 2 for two; fitted on seeds 100-159 where the parallax
+    # is 0.4 sides or more: one cube's median 1.2, 99 % below 1.71; a stack's median 2.22,
+    # 25 % below 2.1) ...
+    stack_band_ratio: float = 2.0
+    # ... and at most this many: farther, its shade ran into a neighbour of its colour ...
+    stack_band_max: float = 3.0
     # ... where that parallax is at least this many cube sides: nearer the point under the
-    # camera the band is a few working pixels, too short to tell one cube from two (at 0.3
-    # and ratio 1.4: 9 places flagged on the 120 plain frames, 39 of 209 lone stacks found).
-    stack_min_parallax: float = 0.45
+    # camera the band is a few pixels, too short to tell one cube from two. (The least
+    # parallax, and the ratio, with no false flag on the 60 plain frames of seeds 100-159,
+    # among 0.2-0.4 and 1.6-2.6; 31 of 37 stacks found there. At 0.35: 1 false there, 46 of
+    # 56 found, 1 false on 160-219; at 0.3: 3 false, 62 of 79, 2 false. Without the upper
+    # bound: 1 false there.)
+    stack_min_parallax: float = 0.4
     # Whether a cube counted alone from one whole top may be flagged as probably tilted
-    # (tilts.py, issue #4): its top, on the plane of a cube's top in board mm, about a cube's
+    # (issue #4): its top, measured again in a window of the full-resolution frame
+    # (cube_windows.py) and mapped to board mm on the plane of a cube's top, about a cube's
     # side one way and clearly shorter the other. Off: it does not tell a leaning top from a
-    # flat one. Hard El Grande seeds 100-219 at the thresholds below: 0 places flagged in the
-    # 120 plain frames; with tilted=0.15 renders 2 of 1152 tilted cubes flagged (617 read as
-    # a lone top and measured), and 3 flat cubes. At any thresholds tried the flat tops
-    # flagged were as many as the tilted ones or more (0.7 / 0.8-0.95: 20 false on the plain
-    # frames, 17 of 615 found). With blue_chroma_share in El Grande too (session 18): 1 place
-    # flagged in the plain frames, 1 tilted cube found, 3 flat ones. benchmarks/vision_tilts.
+    # flat one. Hard El Grande seeds 100-219 at the thresholds below: 1 place flagged on the
+    # 120 plain frames; with tilted=0.15 renders 1 of 1152 tilted cubes flagged (618 read as
+    # a lone top, 458 of them measured) and 4 flat ones. (Measured in the working image,
+    # session 18: 1 false, 1 found.) benchmarks/vision_tilts.
     tilt_flag: bool = False
     # ... flagged when its shorter side (its pixels' spread read as a rectangle's) is at most
-    # this share of its longer (a leaning top's cos 15-35° = 0.97-0.82, blur brings it
-    # towards 1; seeds 100-219, tops not black: flat ones' 1st / 5th / 50th percentiles
-    # 0.68 / 0.76 / 0.91, tilted ones' 0.55 / 0.63 / 0.82) ...
+    # this share of its longer (a leaning top's cos 15-35° = 0.97-0.82; seeds 100-159, tops
+    # measured: flat ones' 1st / 5th / 50th percentiles 0.63 / 0.73 / 0.88, tilted ones'
+    # 0.53 / 0.62 / 0.80; the share and bounds below the only ones with no false flag on
+    # those 60 plain frames among 0.55-0.75 (when fitted, 1 tilted cube of 232 found there; 0.65:
+    # 0 and 1, then 4 false on 160-219) ...
     tilt_minor_ratio: float = 0.6
-    # ... and its longer side within these shares of a cube's side (a whole top, its edges
-    # eaten by blur: flat tops' median 0.86, 10th-90th percentiles 0.77-0.99; longer, a lit
-    # side joined to it).
-    tilt_major: tuple[float, float] = (0.8, 0.95)
+    # ... and its longer side within these shares of a cube's side (a whole top: flat tops'
+    # median 1.04, 5th-90th percentiles 0.84-1.23, its edges' mix with the board in it;
+    # longer, a lit side joined to it).
+    tilt_major: tuple[float, float] = (0.6, 1.1)
+    # A lone cube's shade in the full-resolution frame (cube_windows.of_its_hue; set by eye on
+    # hard seeds 119 and 134, not fitted): pixels whose hue turns at most this far (degrees)
+    # from its top's ...
+    window_hue_deg: float = 30.0
+    # ... whose chroma over lightness keeps at least this share of its top's (its sides are
+    # its colour shaded; a pale board of its hue, or a shadow on one, keeps much less) ...
+    window_shade_chroma: float = 0.6
+    # ... and which are no lighter than its top by more than this share of its top's chroma.
+    window_lighter: float = 0.35
     # A black patch with no whole top that is nowhere this thick (inscribed radius over a
     # cube's side) and longer than line_length sides (its enclosing rectangle) is a line: the
     # board's dark print, a piece's shaded side or rim (hard El Grande, seeds 0-40: those

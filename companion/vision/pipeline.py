@@ -39,6 +39,14 @@ from companion.vision.calibration import Calibration
 from companion.vision.colour import keep_faint, lab_of_packed, pack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.court_rows import CourtRow, count_rows, court_rows
+from companion.vision.cube_windows import (
+    View,
+    probable_stack,
+    probable_tilt,
+    single_tops,
+    worth_measuring,
+)
+from companion.vision.cube_windows import measure as measure_windows
 from companion.vision.cubes import (
     Blob,
     ColourPatches,
@@ -82,12 +90,8 @@ from companion.vision.mosaic import Mosaic, cut
 from companion.vision.observation import Observation
 from companion.vision.shadows import apply_shadows, shadow_pixels
 from companion.vision.side import SideLost, SideProcess, SideReply
-from companion.vision.stacks import bands as stack_bands
-from companion.vision.stacks import probable_stack, single_tops
 from companion.vision.standing import feet_of, foot_of, raised_view, top_of
 from companion.vision.still import is_moving, median_frame, thumbnail
-from companion.vision.tilts import probable_tilt
-from companion.vision.tilts import shapes as tilt_shapes
 
 Image = npt.NDArray[Any]
 log = logging.getLogger(__name__)
@@ -380,7 +384,9 @@ class Reader:
             # (Its mosaic made beside the main chain when the last frame needed it.)
             dark_ready = jobs.later(lambda: dark.pieces, hand_off=self._dark_wanted)
             self._dark_wanted = False
-        return self._read_pieces(pieces, dark, dark_ready, castles, dice, geo, tiles or {}, frames)
+        return self._read_pieces(
+            frame, pieces, dark, dark_ready, castles, dice, geo, tiles or {}, frames
+        )
 
     def _with_places(
         self, obs: Observation, assumed: list[str], courts: Mapping[int, Pose] | None
@@ -518,6 +524,7 @@ class Reader:
     # --- the stages after the hand check --------------------------------------------------------
     def _read_pieces(
         self,
+        frame: Image,
         pieces: Mosaic,
         dark: DarkSearch | None,
         dark_ready: Later[Mosaic] | None,
@@ -772,14 +779,12 @@ class Reader:
             for pid, chances_there in wrong_at.items():
                 confidence[pid] = sure.place_confidence(chances_there)
 
-        # A lone cube whose side band is a stack's long, or whose top is a leaning one's:
-        # said, not counted (a flag for the players to look at; the counts stay the tops').
-        # (Off unless config.stack_flag or config.tilt_flag: then there are no lone cubes and
-        # nothing is measured.)
+        # A lone cube whose shade reaches a stack's length towards the nadir, or whose top is
+        # a leaning one's, in the full-resolution frame: said, not counted (a flag for the
+        # players to look at; the counts stay the tops'). (With config.stack_flag and
+        # config.tilt_flag both off no lone cube is kept and nothing is measured.)
         if single_place:
-            for pid, message in self._lone_cube_flags(
-                single_place, measured, geo, cube_mm, labels, pieces, lightness
-            ):
+            for pid, message in self._lone_cube_flags(single_place, measured, geo, cube_mm, frame):
                 flags.setdefault(pid, []).append(message)
 
         # Court rows: their cubes line up along the row, blurred into one bar that tops and
@@ -830,53 +835,47 @@ class Reader:
         measured: dict[str, list[Patch]],
         geo: Geometry,
         cube_mm: float,
-        labels: Image,
-        pieces: Mosaic,
-        lightness: Image,
+        frame: Image,
     ) -> list[tuple[str, str]]:
         """(place, message) for each cube read alone (``single_place``: its place by its
-        colour and centre) that may be two stacked (stacks.py) or leaning (tilts.py), as
-        config.stack_flag and config.tilt_flag ask."""
+        colour and centre) that may be two stacked or leaning, as config.stack_flag and
+        config.tilt_flag ask: measured again in the full-resolution frame (cube_windows.py)."""
         cfg = self.config
-        out: list[tuple[str, str]] = []
         lone_colours = list(dict.fromkeys(colour for colour, _ in single_place))
         candidates = [
             (colour, patch)
             for colour in lone_colours
             for patch in single_tops(measured[colour], [c for k, c in single_place if k == colour])
         ]
-        if cfg.stack_flag:
-            seen_bands = stack_bands(
-                candidates,
-                functools.partial(feet_of, self.calibration, geo, height=cube_mm, config=cfg),
-                labels,
-                {colour: self.colours.label(colour) for colour in lone_colours},
-            )
-            for band, (colour, patch) in zip(seen_bands, candidates, strict=True):
-                if probable_stack(band, cfg):
-                    pid = single_place[(colour, patch.centroid)]
-                    out.append((pid, f"{colour}: a cube stacked on another?"))
-        # A lone cube whose top is clearly shorter one way: a cube leaning, perhaps.
-        if cfg.tilt_flag:
-            top_plane, lens = raised_view(self.calibration, cube_mm, cfg)
-            origin = np.array(geo.crop[:2], np.float64)
-
-            def to_work(xs: Image, ys: Image) -> tuple[Image, Image]:
-                at = pieces.index[ys.astype(np.intp), xs.astype(np.intp)]
-                row, col = np.divmod(at, pieces.width)
-                return col.astype(np.float64), row.astype(np.float64)
-
-            def to_board(pts: Image) -> Image:
-                return hg.unproject(top_plane, pts / geo.scale + origin, lens)
-
-            for shape, (colour, patch) in zip(
-                tilt_shapes(candidates, lightness, to_work, to_board),
-                candidates,
-                strict=True,
-            ):
-                if probable_tilt(shape, cube_mm, cfg):
-                    pid = single_place[(colour, patch.centroid)]
-                    out.append((pid, f"{colour}: a cube tilted?"))
+        if not candidates:
+            return []
+        top_plane, lens = raised_view(self.calibration, cube_mm, cfg)
+        origin = np.array(geo.crop[:2], np.float64)
+        tops = np.array([(p.tops[0].x, p.tops[0].y) for _, p in candidates], np.float64)
+        at = tops / geo.scale + origin
+        feet = feet_of(self.calibration, geo, tops, cube_mm, cfg) / geo.scale + origin
+        views = [
+            View(colour, (float(t[0]), float(t[1])), (a[0], a[1]), (f[0], f[1]), p.side / geo.scale)
+            for (colour, p), t, a, f in zip(candidates, tops, at, feet, strict=True)
+        ]
+        wanted = [i for i, v in enumerate(views) if worth_measuring(v, cfg)]
+        seen = measure_windows(
+            [views[i] for i in wanted],
+            frame,
+            lambda pts: hg.unproject(top_plane, pts, lens),
+            cfg.window_lighter,
+            cfg.window_hue_deg,
+            cfg.window_shade_chroma,
+            lean=cfg.tilt_flag,
+        )
+        out: list[tuple[str, str]] = []
+        for one, (colour, patch) in zip(seen, [candidates[i] for i in wanted], strict=True):
+            pid = single_place[(colour, patch.centroid)]
+            if cfg.stack_flag and probable_stack(one, cfg):
+                out.append((pid, f"{colour}: a cube stacked on another?"))
+            # (A band a stack's long is no lean's: one flag for one cube.)
+            elif cfg.tilt_flag and probable_tilt(one, cube_mm, cfg):
+                out.append((pid, f"{colour}: a cube tilted?"))
         return out
 
 
