@@ -144,6 +144,10 @@ class VisionConfig:
     # 56 found, 1 false on 160-219; at 0.3: 3 false, 62 of 79, 2 false. Without the upper
     # bound: 1 false there.)
     stack_min_parallax: float = 0.4
+    # The games whose renders the lone-cube flags (stack_flag, tilt_flag) were fitted on; in
+    # others they stay off. (Carolus hard seeds 100-159, plain frames: 7 cubes flagged as
+    # stacked in 60 frames, and its 720p bench frame read 15 -> 20 ms.)
+    cube_flag_games: tuple[str, ...] = ("el-grande",)
     # Whether a cube counted alone from one whole top may be flagged as probably tilted
     # (issue #4): its top, measured again in a window of the full-resolution frame
     # (cube_windows.py) and mapped to board mm on the plane of a cube's top, about a cube's

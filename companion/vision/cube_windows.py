@@ -1,11 +1,12 @@
 """A lone cube looked at again in the full-resolution frame (issue #4: stacked and tilted cubes).
 
-The working image is binned until a cube's side is ~8 px (geometry.cube_side_px), which loses
-most of what tells a lean (a top 3-18 % shorter one way) or a stack (the side band towards the
-point under the camera, the nadir, twice one cube's parallax). The hard frames show a cube
-16-30 px a side. So each cube counted alone from one whole top is cut out of the frame in a
-small window and its pixels classed by its own top's colour there (the median about the top's
-thickest point):
+The working image's labels are the colour model's classes: a cube's sides, a darker shade of
+its top, are mostly unknown there, which loses most of what tells a lean (a top 3-18 % shorter
+one way) or a stack (the side band towards the point under the camera, the nadir, twice one
+cube's parallax). (The working image is also binned where a cube's side keeps 8 px or more,
+geometry.cube_side_px; the hard 1080p frames, 9-15 px a cube, are not.) So each cube counted
+alone from one whole top is cut out of the frame in a small window and its pixels classed by
+its own top's colour there (the median about the top's thickest point):
 
 - its shade: the pixels of the top's hue, about as colourful for their lightness and no
   lighter (its sides are a darker shade of it), joined to the top; its edge against the board
@@ -39,8 +40,6 @@ BoolImage = npt.NDArray[np.bool_]
 _PIXEL = np.ones((3, 3), np.uint8)
 # How far round a pixel the colour beyond an edge is looked for: past a lens's blur.
 _SPAN = np.ones((7, 7), np.uint8)
-# How many parallaxes towards the nadir a window reaches past the top (a side beyond).
-_SWEEP = 3.0
 # A top this little colourful (uint8 Lab chroma) is grey: a black cube's, or glare's.
 _GREY = 12.0
 
@@ -114,16 +113,11 @@ def cut(
 
 
 def classes(
-    window: U8Image,
-    at: tuple[float, float],
-    side: float,
-    lighter: float,
-    hue_deg: float,
-    shade_chroma: float,
+    window: U8Image, at: tuple[float, float], side: float, config: VisionConfig
 ) -> Classes | None:
     """The window's top and shade pixels (``at``: the top's thickest part in window pixels;
-    ``side``: a cube's side in pixels; ``lighter``, ``hue_deg``, ``shade_chroma``: see
-    :func:`of_its_hue`). None: the top is too grey to class by its hue (a black cube)."""
+    ``side``: a cube's side in pixels; what is of the top's hue: see :func:`of_its_hue`).
+    None: the top is too grey to class by its hue (a black cube)."""
     lab = cv2.cvtColor(window, cv2.COLOR_BGR2Lab).astype(np.float32)
     lab[..., 1:] -= 128.0
     ys, xs = np.ogrid[0 : window.shape[0], 0 : window.shape[1]]
@@ -134,7 +128,7 @@ def classes(
     own = median_columns(lab[near])
     if float(np.hypot(own[1], own[2])) < _GREY:
         return None
-    first = _joined(of_its_hue(lab, own, lighter, hue_deg, shade_chroma) | near, near)
+    first = _joined(of_its_hue(lab, own, config) | near, near)
     assert first is not None  # (near is in it)
     shade = _against_board(window, lab, first, near)
     if shade is None:
@@ -153,12 +147,11 @@ def classes(
     return Classes(top, shade | top)
 
 
-def of_its_hue(
-    lab: FloatArray, own: FloatArray, lighter: float, hue_deg: float, shade_chroma: float
-) -> BoolImage:
+def of_its_hue(lab: FloatArray, own: FloatArray, config: VisionConfig) -> BoolImage:
     """The pixels of ``lab`` (uint8 Lab, a and b about 0) that may be a shade of the colour
-    ``own``: their hue at most ``hue_deg`` from its, their chroma over lightness at least
-    ``shade_chroma`` of its, and no lighter than it by more than ``lighter`` of its chroma.
+    ``own``: their hue at most ``config.window_hue_deg`` from its, their chroma over
+    lightness at least ``window_shade_chroma`` of its, and no lighter than it by more than
+    ``window_lighter`` of its chroma.
     A darker shade of a colour keeps its hue and about its chroma over lightness; a pale
     board of the same hue (beige by yellow, pale green by green) has much less of it, and a
     shadow on the board darkens the board's colour without making it more colourful."""
@@ -166,11 +159,12 @@ def of_its_hue(
     a, b = lab[..., 1], lab[..., 2]
     c = np.hypot(a, b)
     turn = (a * own[1] + b * own[2]) / np.maximum(c * chroma, 1e-6)
+    hue_deg, shade_chroma = config.window_hue_deg, config.window_shade_chroma
     light = np.maximum(lab[..., 0], 1.0)
     out: BoolImage = (turn >= math.cos(math.radians(hue_deg))) & (
         c / light >= shade_chroma * chroma / max(float(own[0]), 1.0)
     )
-    out &= lab[..., 0] <= own[0] + lighter * chroma
+    out &= lab[..., 0] <= own[0] + config.window_lighter * chroma
     return out
 
 
@@ -288,28 +282,25 @@ def measure(
     views: Sequence[View],
     frame: U8Image,
     to_board: Callable[[FloatArray], FloatArray],
-    lighter: float,
-    hue_deg: float,
-    shade_chroma: float,
-    lean: bool = True,
+    config: VisionConfig,
 ) -> list[Seen]:
     """Each view's cube measured in its window of ``frame`` (``to_board``: frame points,
-    N x 2, to board mm on the plane of a cube's top; ``lean``: whether the measures only a
-    lean is judged by, the top's sides and the shade's reach across, are made (a third of a
-    window's time); the rest as :func:`classes`)."""
+    N x 2, to board mm on the plane of a cube's top). The measures only a lean is judged by,
+    the top's sides and the shade's reach across, are made only with ``config.tilt_flag``
+    (they take a third of a window's time)."""
+    lean = config.tilt_flag
     out = []
     for v in views:
         dx, dy = v.foot[0] - v.at[0], v.foot[1] - v.at[1]
         shift = math.hypot(dx, dy)
         # Room for the top and the sides about it (a leaning cube's shows up to a side past
         # its top's middle, turned), swept as far towards the nadir as a stack's band is told
-        # (stack_band_max is 3 parallaxes): a shade reaching farther, to the window's rim, is
-        # a neighbour's.
-        far = (v.at[0] + _SWEEP * dx, v.at[1] + _SWEEP * dy)
+        # (stack_band_max parallaxes): a shade reaching farther, to the window's rim, is a
+        # neighbour's.
+        sweep = config.stack_band_max
+        far = (v.at[0] + sweep * dx, v.at[1] + sweep * dy)
         window, (x0, y0) = cut(frame, (v.at, far), 1.5 * v.side)
-        found = classes(
-            window, (v.at[0] - x0, v.at[1] - y0), v.side, lighter, hue_deg, shade_chroma
-        )
+        found = classes(window, (v.at[0] - x0, v.at[1] - y0), v.side, config)
         # A shade that runs out of the window is no lone cube's: it joined a neighbour of its
         # colour (or a piece of print of it) and measures neither.
         if found is None or shift <= 0 or _at_rim(found.shade):

@@ -36,7 +36,7 @@ from companion.vision import homography as hg
 from companion.vision import top_model
 from companion.vision.beside import Beside
 from companion.vision.calibration import Calibration
-from companion.vision.colour import keep_faint, lab_of_packed, pack_bgr
+from companion.vision.colour import is_neutral, keep_faint, lab_of_packed, pack_bgr
 from companion.vision.config import DEFAULT_CONFIG, VisionConfig
 from companion.vision.court_rows import CourtRow, count_rows, court_rows
 from companion.vision.cube_windows import (
@@ -190,6 +190,13 @@ class Reader:
         # territories' cubes over: 18 -> 21 wrong counts.)
         self._clusters = layout.game == "el-grande"
         self._sure = sure.load(layout.game) if config.fitted_confidence else None
+        # The lone-cube flags as asked, where they were fitted (config.cube_flag_games).
+        fitted_here = layout.game in config.cube_flag_games
+        self._flags = replace(
+            config,
+            stack_flag=config.stack_flag and fitted_here,
+            tilt_flag=config.tilt_flag and fitted_here,
+        )
         # Without the board's colours: a glared grande's top, or pawn, looked for (figures.py).
         self._bare = replace(self.colours, background=())
         self._faded = replace(self._bare, min_chroma_share=config.faded_pawn_chroma)
@@ -747,7 +754,7 @@ class Reader:
         for colour, blob in read:
             places = [next(stands) for _ in blob.centres[: blob.cubes]]
             lone = places[0] if blob.cubes == 1 and blob.seeds == 1 else None
-            if (cfg.stack_flag or cfg.tilt_flag) and lone is not None:
+            if (self._flags.stack_flag or self._flags.tilt_flag) and lone is not None:
                 single_place[(colour, blob.centres[0])] = lone
             for pid in places:
                 if pid is not None:
@@ -781,8 +788,8 @@ class Reader:
 
         # A lone cube whose shade reaches a stack's length towards the nadir, or whose top is
         # a leaning one's, in the full-resolution frame: said, not counted (a flag for the
-        # players to look at; the counts stay the tops'). (With config.stack_flag and
-        # config.tilt_flag both off no lone cube is kept and nothing is measured.)
+        # players to look at; the counts stay the tops'). (With both flags off here, see
+        # config.cube_flag_games, no lone cube is kept and nothing is measured.)
         if single_place:
             for pid, message in self._lone_cube_flags(single_place, measured, geo, cube_mm, frame):
                 flags.setdefault(pid, []).append(message)
@@ -840,8 +847,15 @@ class Reader:
         """(place, message) for each cube read alone (``single_place``: its place by its
         colour and centre) that may be two stacked or leaning, as config.stack_flag and
         config.tilt_flag ask: measured again in the full-resolution frame (cube_windows.py)."""
-        cfg = self.config
-        lone_colours = list(dict.fromkeys(colour for colour, _ in single_place))
+        cfg = self._flags
+        # (Not the hueless colours: a cube's shade is told by its top's hue, and a black
+        # cube's window would be cut and refused, cube_windows.classes, at a third of a read's
+        # windows on the bench's El Grande frame.)
+        lone_colours = [
+            colour
+            for colour in dict.fromkeys(colour for colour, _ in single_place)
+            if not all(is_neutral(ref) for ref in self.colours.pieces[colour])
+        ]
         candidates = [
             (colour, patch)
             for colour in lone_colours
@@ -863,10 +877,7 @@ class Reader:
             [views[i] for i in wanted],
             frame,
             lambda pts: hg.unproject(top_plane, pts, lens),
-            cfg.window_lighter,
-            cfg.window_hue_deg,
-            cfg.window_shade_chroma,
-            lean=cfg.tilt_flag,
+            cfg,
         )
         out: list[tuple[str, str]] = []
         for one, (colour, patch) in zip(seen, [candidates[i] for i in wanted], strict=True):

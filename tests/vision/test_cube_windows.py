@@ -4,11 +4,13 @@ top, its sides towards the point under the camera, and what a stack or a lean ch
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
 import pytest
 
+from companion.vision.config import DEFAULT_CONFIG
 from companion.vision.cube_windows import Seen, View, classes, cut, measure
 
 SIDE = 20.0  # px, and mm: the drawn board is the image (1 px = 1 mm)
@@ -79,7 +81,7 @@ def seen_of(image: np.ndarray, parallax: float, towards: float, lean: bool = Tru
     foot = (CENTRE[0] + parallax * ux, CENTRE[1] + parallax * uy)
     view = View("blue", (0.0, 0.0), CENTRE, foot, SIDE)
     board = lambda pts: np.asarray(pts, np.float64)  # noqa: E731
-    (seen,) = measure([view], image, board, 0.35, 30.0, 0.6, lean=lean)
+    (seen,) = measure([view], image, board, replace(DEFAULT_CONFIG, tilt_flag=lean))
     return seen
 
 
@@ -133,7 +135,7 @@ def test_a_leaning_cube_shows_a_side_where_a_flat_one_shows_none() -> None:
 
 def test_the_top_and_its_shade_are_classed_by_the_top_colour() -> None:
     image = flat_cube(6.0, 0.0, 0.0)
-    found = classes(image, CENTRE, SIDE, 0.35, 30.0, 0.6)
+    found = classes(image, CENTRE, SIDE, DEFAULT_CONFIG)
     assert found is not None
     # The top about its drawn square, the shade the top and its sides, not the board.
     # (Less the watershed's line round each: about a pixel a side.)
@@ -142,7 +144,7 @@ def test_the_top_and_its_shade_are_classed_by_the_top_colour() -> None:
     assert not found.shade[:, :30].any() and not found.shade[:30].any()
     # A grey top (a black cube's) has no hue to class its sides by.
     grey = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-    assert classes(grey, CENTRE, SIDE, 0.35, 30.0, 0.6) is None
+    assert classes(grey, CENTRE, SIDE, DEFAULT_CONFIG) is None
 
 
 def test_a_window_is_cut_round_its_points_and_clipped_to_the_frame() -> None:

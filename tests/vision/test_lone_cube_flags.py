@@ -125,3 +125,19 @@ def test_a_rendered_stack_or_lean_is_flagged_where_it_stands_and_plain_frames_ar
     assert_on_marked_cubes(flagged, truth, mark)
     assert lone_cube_flags(seed, {mark: 0.15}, off, words)[0] == {}
     assert lone_cube_flags(seed, {}, on, words)[0] == {}
+
+
+def test_no_lone_cube_flag_where_it_was_not_fitted() -> None:
+    # Hard Carolus seed 141, no cube stacked: with the stack flag judged in Carolus too (its
+    # thresholds fitted on El Grande's renders), t04's yellow cube was flagged as stacked.
+    layout = load_layout("carolus-magnus")
+    setup, position = POSITIONS["carolus-magnus"](141)
+    image, truth = render(position, layout, seed=141, conditions=HARD)
+    assert not any(c.get("stacked") for c in truth["cubes"])
+    calibration = calibrated(layout, setup, 141, HARD)
+    everywhere = replace(DEFAULT_CONFIG, cube_flag_games=("el-grande", "carolus-magnus"))
+    assert "yellow: a cube stacked on another?" in Reader(calibration, layout, everywhere).read(
+        image
+    ).flags.get("t04", ())
+    obs = Reader(calibration, layout).read(image)
+    assert not any("stacked" in m for ms in obs.flags.values() for m in ms)
